@@ -1,0 +1,31 @@
+# The README's commands. Each one installs what it needs into .venv first.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/condorsim demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check condorsim daemons tests benchmarks
+	$(BIN)/mypy condorsim daemons
+
+test: lint
+	CONDOR_CONFIG=/dev/null $(BIN)/pytest
+
+bench: $(STAMP)
+	CONDOR_CONFIG=/dev/null $(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,130 @@
+"""ClassAd values: the small set of types an expression evaluates to.
+
+How this works
+--------------
+A ClassAd value is one of:
+
+* ``bool``   -- ClassAd boolean (check with ``type(v) is bool``: bool is an int in Python)
+* ``int``    -- ClassAd integer, 64-bit two's complement (use :func:`wrap_int` after arithmetic)
+* ``float``  -- ClassAd real
+* ``str``    -- ClassAd string
+* ``list``   -- ClassAd list; its elements are values
+* a :class:`ClassAdValue` -- a nested ClassAd (the concrete class is ``condorsim.classad.ClassAd``)
+* :data:`UNDEFINED` or :data:`ERROR` -- the two singleton special values
+
+Values are native Python objects so that the evaluator's hot path does no boxing;
+the rules (what is an integer, what is a number) live in the helpers below, and code
+must use them rather than ``isinstance`` on numbers.
+"""
+
+from __future__ import annotations
+
+import random as _random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeAlias
+
+
+class _Special:
+    """The type of UNDEFINED and ERROR: two singletons, falsy-free, compared by identity."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return self._name
+
+    def __str__(self) -> str:
+        return self._name
+
+    def __bool__(self) -> bool:
+        raise TypeError(f"a ClassAd {self._name} value has no Python truth value")
+
+    def __reduce__(self) -> str:
+        return self._name
+
+
+UNDEFINED: Final = _Special("UNDEFINED")
+ERROR: Final = _Special("ERROR")
+
+
+class ClassAdValue:
+    """Marker base class of nested-ClassAd values (``condorsim.classad.ClassAd`` derives from it)."""
+
+    __slots__ = ()
+
+
+Value: TypeAlias = Any
+"""bool | int | float | str | list[Value] | ClassAdValue | UNDEFINED | ERROR (see module doc)."""
+
+INT_MIN: Final = -(2**63)
+INT_MAX: Final = 2**63 - 1
+
+
+def wrap_int(n: int) -> int:
+    """Wrap an arbitrary Python int to a 64-bit two's complement value, as C++ int64 arithmetic does."""
+    if INT_MIN <= n <= INT_MAX:
+        return n
+    return ((n + 2**63) % 2**64) - 2**63
+
+
+def is_int(v: Value) -> bool:
+    """True for a ClassAd integer (not a boolean)."""
+    return type(v) is int
+
+
+def is_real(v: Value) -> bool:
+    return type(v) is float
+
+
+def is_number(v: Value) -> bool:
+    """Integer or real (booleans are not numbers here; arithmetic promotes them itself)."""
+    t = type(v)
+    return t is int or t is float
+
+
+def is_bool(v: Value) -> bool:
+    return type(v) is bool
+
+
+def is_string(v: Value) -> bool:
+    return type(v) is str
+
+
+def is_list(v: Value) -> bool:
+    return type(v) is list
+
+
+def is_classad(v: Value) -> bool:
+    return isinstance(v, ClassAdValue)
+
+
+def is_undefined(v: Value) -> bool:
+    return v is UNDEFINED
+
+
+def is_error(v: Value) -> bool:
+    return v is ERROR
+
+
+@dataclass
+class EvalContext:
+    """Everything evaluation reads from the world: simulated time, a seeded random source.
+
+    ``now`` is simulated epoch seconds (what ``time()`` returns); it is never read from the
+    host clock. ``rng`` is the seeded source behind ``random()``. ``debug`` receives the
+    text of ``debug()`` calls.
+    """
+
+    now: int = 0
+    rng: _random.Random = field(default_factory=lambda: _random.Random(0))
+    debug: Callable[[str], None] | None = None
+
+
+BuiltinFunction: TypeAlias = Callable[[EvalContext, "tuple[Value, ...]"], Value]
+"""A strict built-in: gets evaluated argument values, returns a value, never raises.
+
+Wrong argument counts or types give ERROR (or what HTCondor gives), never an exception.
+"""
