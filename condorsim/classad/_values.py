@@ -115,12 +115,15 @@ class EvalContext:
 
     ``now`` is simulated epoch seconds (what ``time()`` returns); it is never read from the
     host clock. ``rng`` is the seeded source behind ``random()``. ``debug`` receives the
-    text of ``debug()`` calls.
+    text of ``debug()`` calls. ``tz`` is the time zone of the simulated host (never the
+    real host's).
     """
 
     now: int = 0
     rng: _random.Random = field(default_factory=lambda: _random.Random(0))
     debug: Callable[[str], None] | None = None
+    tz: str = "UTC"
+    """IANA time zone name that ``formatTime()`` and ``splitTime()`` show local time in."""
 
 
 BuiltinFunction: TypeAlias = Callable[[EvalContext, "tuple[Value, ...]"], Value]
