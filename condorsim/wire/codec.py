@@ -1,0 +1,451 @@
+"""The message codec: frozen dataclass messages <-> msgpack payload bytes.
+
+How this works
+--------------
+This is the only module that knows the payload layout. A message is a msgpack map whose
+first key is ``"cmd"`` (HTCondor's command name) followed by one key per dataclass field,
+in declaration order::
+
+    {"cmd": "QUERY_STARTD_ADS", "constraint": "Cpus > 1", "projection": ["Name"]}
+
+A message class is declared once, with :func:`message`::
+
+    @message("ALIVE")
+    class ALIVE(Message):
+        claim_id: str
+
+The decorator makes the class a frozen, slotted, keyword-only dataclass and registers it
+under its command. At that moment every field's annotation is turned into a pair of small
+functions (an encoder and a decoding validator); ``encode`` and ``decode`` then only run
+those, with no reflection per call. Field types: ``int``, ``float``, ``bool``, ``str``,
+``bytes``, ``X | None``, ``list[X]``, ``tuple[X, ...]``, ``tuple[X, Y]``, ``dict[str, X]``,
+``ClassAd`` (through ``ad_to_wire`` / ``ad_from_wire``), a registered message class (a
+nested message map, with its own ``"cmd"``) and ``Message`` (any registered message).
+
+Decoding trusts nothing: any payload that is not valid msgpack within the limits below, not
+a map, names an unknown command, misses a field, carries an extra one or a value of the
+wrong type raises :class:`ProtocolError` naming the command and the field. Types are
+checked exactly: a msgpack boolean is not an integer here, and an integer is accepted for a
+``float`` field (it decodes to a float). Encoding checks the same types and raises
+``TypeError`` on a mismatch: that is a bug on our side, never a ProtocolError.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Final, TypeVar, dataclass_transform
+
+import msgpack
+
+from condorsim.classad import ClassAd, ClassAdWireError, ad_from_wire, ad_to_wire
+from condorsim.wire.errors import ProtocolError
+
+__all__ = ["UNPACK_LIMITS", "Message", "decode", "encode", "message", "registered_messages"]
+
+# Limits for unpacking one payload. A frame is already capped (framing.DEFAULT_MAX_FRAME);
+# these bound what one value inside it may claim, so a short payload cannot announce a huge
+# array. Sized for ClassAds of a few hundred attributes and query results of thousands of ads.
+UNPACK_LIMITS: Final[Mapping[str, int]] = types.MappingProxyType(
+    {
+        "max_str_len": 1024 * 1024,  # one string value or expression text
+        "max_bin_len": 1024 * 1024,  # one bytes field
+        "max_ext_len": 1024 * 1024,  # one ClassAd extension value (expression, nested ad)
+        "max_array_len": 100_000,  # e.g. the ads of one QUERY_RESULT
+        "max_map_len": 10_000,  # attributes of one ClassAd, or fields of a message
+    }
+)
+
+_COMMAND_RE: Final = re.compile(r"[A-Z][A-Z0-9_]*")
+_RESERVED_FIELDS: Final = frozenset({"cmd", "command"})
+
+
+class Message:
+    """Base class of every wire message; ``command`` is its HTCondor command name."""
+
+    __slots__ = ()
+    command: ClassVar[str]
+
+
+M = TypeVar("M", bound=Message)
+
+
+class _Bad(Exception):
+    """A decoded value does not fit its field; ``path`` grows as it bubbles out of containers."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path: list[str] = []
+
+
+_Encoder = Callable[[Any], Any]
+_Decoder = Callable[[Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    command: str
+    cls: type[Message]
+    encoders: tuple[tuple[str, _Encoder], ...]
+    decoders: tuple[tuple[str, _Decoder], ...]
+    map_len: int  # fields + "cmd"
+
+
+_BY_COMMAND: dict[str, _Spec] = {}
+_BY_CLASS: dict[type[Message], _Spec] = {}
+
+
+@dataclass_transform(frozen_default=True, kw_only_default=True)
+def message(command: str) -> Callable[[type[M]], type[M]]:
+    """Class decorator: make ``cls`` a frozen keyword-only dataclass sent as ``command``.
+
+    ``cls`` must derive from :class:`Message`. Registering the same command twice, a field
+    named ``cmd``, or a field type the codec does not know is a ``TypeError`` at import.
+    """
+    if not isinstance(command, str) or not _COMMAND_RE.fullmatch(command):
+        raise TypeError(f"command name {command!r} is not an upper-case identifier")
+
+    def register(cls: type[M]) -> type[M]:
+        if not (isinstance(cls, type) and issubclass(cls, Message)):
+            raise TypeError(f"@message({command!r}) needs a subclass of Message, not {cls!r}")
+        if command in _BY_COMMAND:
+            raise TypeError(f"command {command} is registered twice")
+        made = dataclass(frozen=True, slots=True, kw_only=True)(cls)
+        made.command = command
+        hints = typing.get_type_hints(made)
+        encoders = []
+        decoders = []
+        for f in fields(made):  # type: ignore[arg-type]
+            if f.name in _RESERVED_FIELDS:
+                raise TypeError(f"{command}: a message field may not be named {f.name!r}")
+            enc, dec = _converters(hints[f.name], f"{command}.{f.name}")
+            encoders.append((f.name, enc))
+            decoders.append((f.name, dec))
+        spec = _Spec(command, made, tuple(encoders), tuple(decoders), len(encoders) + 1)
+        _BY_COMMAND[command] = spec
+        _BY_CLASS[made] = spec
+        return made
+
+    return register
+
+
+def registered_messages() -> Mapping[str, type[Message]]:
+    """Every registered message class by command name (a read-only snapshot)."""
+    return types.MappingProxyType({name: spec.cls for name, spec in _BY_COMMAND.items()})
+
+
+def encode(msg: Message) -> bytes:
+    """Return the msgpack payload of ``msg`` (no frame header).
+
+    Raises ``TypeError`` if ``msg`` is not a registered message or a field holds a value
+    of the wrong type (our bug).
+    """
+    payload: bytes = msgpack.packb(_encode_map(msg), use_bin_type=True)
+    return payload
+
+
+def decode(payload: bytes) -> Message:
+    """Decode and validate one payload; raise :class:`ProtocolError` if it is not a message."""
+    try:
+        obj = msgpack.unpackb(payload, raw=False, strict_map_key=True, **UNPACK_LIMITS)
+    except (ValueError, TypeError, msgpack.UnpackException) as e:
+        # ValueError covers truncated input, extra data, bad UTF-8, limits, bad map keys.
+        raise ProtocolError(f"payload is not a valid msgpack value: {_short(str(e))}") from None
+    if type(obj) is not dict:
+        raise ProtocolError(f"a message must be a msgpack map, not {_kind(obj)}")
+    return _decode_map(obj, None)
+
+
+# ---- encoding and decoding of one message map -------------------------------------------
+
+
+def _encode_map(msg: Message) -> dict[str, Any]:
+    spec = _BY_CLASS.get(type(msg))
+    if spec is None:
+        raise TypeError(f"{type(msg).__name__} is not a registered message")
+    out: dict[str, Any] = {"cmd": spec.command}
+    for name, enc in spec.encoders:
+        try:
+            out[name] = enc(getattr(msg, name))
+        except _Bad as b:
+            raise TypeError(f"{spec.command}: field {name}{''.join(b.path)}: {b.reason}") from None
+    return out
+
+
+def _decode_map(obj: dict[Any, Any], expected: _Spec | None) -> Message:
+    cmd = obj.get("cmd")
+    if type(cmd) is not str:
+        raise ProtocolError(f"message has no 'cmd' string (got {_kind(cmd)})")
+    spec = _BY_COMMAND.get(cmd)
+    if spec is None:
+        raise ProtocolError(f"unknown command {_short(repr(cmd))}", command=_short(cmd))
+    if expected is not None and spec is not expected:
+        raise _Bad(f"expected a {expected.command} message, got {cmd}")
+    if len(obj) != spec.map_len:
+        _raise_wrong_keys(spec, obj)
+    kwargs = {}
+    for name, dec in spec.decoders:
+        try:
+            value = obj[name]
+        except KeyError:
+            _raise_wrong_keys(spec, obj)
+        try:
+            kwargs[name] = dec(value)
+        except _Bad as b:
+            where = name + "".join(b.path)
+            raise ProtocolError(
+                f"{cmd}: field {where}: {b.reason}", command=cmd, field=name
+            ) from None
+        except ProtocolError as e:  # from a nested message map
+            raise ProtocolError(
+                f"{cmd}: field {name}: {e.reason}", command=cmd, field=name
+            ) from None
+    return spec.cls(**kwargs)
+
+
+def _raise_wrong_keys(spec: _Spec, obj: dict[Any, Any]) -> typing.NoReturn:
+    wanted = {name for name, _ in spec.decoders}
+    missing = sorted(wanted - obj.keys())
+    extra = sorted(_short(repr(k)) for k in obj.keys() - wanted - {"cmd"})
+    parts = []
+    if missing:
+        parts.append("missing field(s) " + ", ".join(missing))
+    if extra:
+        parts.append("unknown field(s) " + ", ".join(extra[:10]))
+    field = missing[0] if missing else None
+    raise ProtocolError(f"{spec.command}: {'; '.join(parts)}", command=spec.command, field=field)
+
+
+# ---- per-annotation converters, built once at registration ------------------------------
+
+
+def _converters(tp: Any, where: str) -> tuple[_Encoder, _Decoder]:
+    """Return (encoder, decoder) for annotation ``tp``; ``where`` names it in errors."""
+    if tp in _SCALARS:
+        return _SCALARS[tp]
+    if tp is ClassAd:
+        return _encode_ad, _decode_ad
+    if tp is Message:
+        return _encode_nested, _decode_any_nested
+    if isinstance(tp, type) and tp in _BY_CLASS:
+        return _nested_converters(_BY_CLASS[tp])
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (types.UnionType, typing.Union):
+        others = [a for a in args if a is not type(None)]
+        if len(others) == 1 and len(args) == 2:
+            return _optional_converters(*_converters(others[0], where))
+    elif origin is list and len(args) == 1:
+        return _list_converters(*_converters(args[0], where))
+    elif origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return _tuple_converters(*_converters(args[0], where))
+    elif origin is tuple and args and Ellipsis not in args:
+        return _fixed_tuple_converters([_converters(a, where) for a in args])
+    elif origin is dict and len(args) == 2 and args[0] is str:
+        return _dict_converters(*_converters(args[1], where))
+    raise TypeError(f"{where}: the wire cannot carry a field of type {tp!r}")
+
+
+def _exact(tp: type, what: str) -> tuple[_Encoder, _Decoder]:
+    def check(v: Any) -> Any:
+        if type(v) is not tp:
+            raise _Bad(f"expected {what}, got {_kind(v)}")
+        return v
+
+    return check, check
+
+
+def _encode_float(v: Any) -> Any:
+    t = type(v)
+    if t is float:
+        return v
+    if t is int:
+        return float(v)
+    raise _Bad(f"expected a float, got {_kind(v)}")
+
+
+_SCALARS: Final[dict[Any, tuple[_Encoder, _Decoder]]] = {
+    int: _exact(int, "an integer"),
+    bool: _exact(bool, "a boolean"),
+    str: _exact(str, "a string"),
+    bytes: _exact(bytes, "bytes"),
+    float: (_encode_float, _encode_float),
+}
+
+
+def _encode_ad(v: Any) -> Any:
+    if not isinstance(v, ClassAd):
+        raise _Bad(f"expected a ClassAd, got {_kind(v)}")
+    return ad_to_wire(v)
+
+
+def _decode_ad(w: Any) -> Any:
+    if type(w) is not dict:
+        raise _Bad(f"expected a ClassAd map, got {_kind(w)}")
+    try:
+        return ad_from_wire(w)
+    except ClassAdWireError as e:
+        raise _Bad(f"bad ClassAd: {_short(str(e))}") from None
+
+
+def _encode_nested(v: Any) -> Any:
+    if not isinstance(v, Message):
+        raise _Bad(f"expected a message, got {_kind(v)}")
+    return _encode_map(v)
+
+
+def _decode_any_nested(w: Any) -> Any:
+    if type(w) is not dict:
+        raise _Bad(f"expected a message map, got {_kind(w)}")
+    return _decode_map(w, None)
+
+
+def _nested_converters(spec: _Spec) -> tuple[_Encoder, _Decoder]:
+    def enc(v: Any) -> Any:
+        if type(v) is not spec.cls:
+            raise _Bad(f"expected a {spec.command} message, got {_kind(v)}")
+        return _encode_map(v)
+
+    def dec(w: Any) -> Any:
+        if type(w) is not dict:
+            raise _Bad(f"expected a {spec.command} message map, got {_kind(w)}")
+        return _decode_map(w, spec)
+
+    return enc, dec
+
+
+def _optional_converters(enc: _Encoder, dec: _Decoder) -> tuple[_Encoder, _Decoder]:
+    def enc_opt(v: Any) -> Any:
+        return None if v is None else enc(v)
+
+    def dec_opt(w: Any) -> Any:
+        return None if w is None else dec(w)
+
+    return enc_opt, dec_opt
+
+
+def _each(conv: Callable[[Any], Any], items: Any) -> list[Any]:
+    out = []
+    for i, item in enumerate(items):
+        try:
+            out.append(conv(item))
+        except _Bad as b:
+            b.path.insert(0, f"[{i}]")
+            raise
+    return out
+
+
+def _list_converters(enc: _Encoder, dec: _Decoder) -> tuple[_Encoder, _Decoder]:
+    def enc_list(v: Any) -> Any:
+        if type(v) is not list:
+            raise _Bad(f"expected a list, got {_kind(v)}")
+        return _each(enc, v)
+
+    def dec_list(w: Any) -> Any:
+        if type(w) is not list:
+            raise _Bad(f"expected an array, got {_kind(w)}")
+        return _each(dec, w)
+
+    return enc_list, dec_list
+
+
+def _tuple_converters(enc: _Encoder, dec: _Decoder) -> tuple[_Encoder, _Decoder]:
+    def enc_tuple(v: Any) -> Any:
+        if type(v) is not tuple:
+            raise _Bad(f"expected a tuple, got {_kind(v)}")
+        return _each(enc, v)
+
+    def dec_tuple(w: Any) -> Any:
+        if type(w) is not list:
+            raise _Bad(f"expected an array, got {_kind(w)}")
+        return tuple(_each(dec, w))
+
+    return enc_tuple, dec_tuple
+
+
+def _fixed_tuple_converters(
+    convs: list[tuple[_Encoder, _Decoder]],
+) -> tuple[_Encoder, _Decoder]:
+    n = len(convs)
+    encs = [c[0] for c in convs]
+    decs = [c[1] for c in convs]
+
+    def apply(funcs: list[Callable[[Any], Any]], items: Any) -> list[Any]:
+        out = []
+        for i, (conv, item) in enumerate(zip(funcs, items, strict=True)):
+            try:
+                out.append(conv(item))
+            except _Bad as b:
+                b.path.insert(0, f"[{i}]")
+                raise
+        return out
+
+    def enc_fixed(v: Any) -> Any:
+        if type(v) is not tuple or len(v) != n:
+            raise _Bad(f"expected a tuple of {n}, got {_kind(v)}")
+        return apply(encs, v)
+
+    def dec_fixed(w: Any) -> Any:
+        if type(w) is not list or len(w) != n:
+            raise _Bad(f"expected an array of {n}, got {_kind(w)}")
+        return tuple(apply(decs, w))
+
+    return enc_fixed, dec_fixed
+
+
+def _dict_converters(enc: _Encoder, dec: _Decoder) -> tuple[_Encoder, _Decoder]:
+    def convert(conv: Callable[[Any], Any], what: str, v: Any) -> Any:
+        if type(v) is not dict:
+            raise _Bad(f"expected {what}, got {_kind(v)}")
+        out = {}
+        for key, item in v.items():
+            if type(key) is not str:
+                raise _Bad(f"expected string keys, got {_kind(key)}")
+            try:
+                out[key] = conv(item)
+            except _Bad as b:
+                b.path.insert(0, f"[{_short(repr(key))}]")
+                raise
+        return out
+
+    def enc_dict(v: Any) -> Any:
+        return convert(enc, "a dict", v)
+
+    def dec_dict(w: Any) -> Any:
+        return convert(dec, "a map", w)
+
+    return enc_dict, dec_dict
+
+
+# ---- error text helpers ------------------------------------------------------------------
+
+_KIND_NAMES: Final = {
+    type(None): "nil",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a float",
+    str: "a string",
+    bytes: "bytes",
+    list: "an array",
+    tuple: "a tuple",
+    dict: "a map",
+}
+
+
+def _kind(v: Any) -> str:
+    """Name the type of a (decoded) value for an error message."""
+    name = _KIND_NAMES.get(type(v))
+    if name is not None:
+        return name
+    if isinstance(v, msgpack.ExtType):
+        return f"msgpack extension type {v.code}"
+    return type(v).__name__
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """Cut peer-supplied text that goes into an error message to a readable length."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."

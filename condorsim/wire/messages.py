@@ -1,0 +1,406 @@
+"""The catalogue of wire messages, grouped by the daemon that serves them.
+
+Every message is a frozen keyword-only dataclass registered under HTCondor's command name
+(``src/condor_includes/condor_commands.h``) where one exists; ``SIM_`` commands are
+condorsim's own. Add new messages to the group of the daemon that receives them.
+
+=========================== ======================= ===============================================
+command                     direction               fields -- meaning
+=========================== ======================= ===============================================
+*generic replies*
+OK                          server -> client        () -- the command was carried out
+FAILED                      server -> client        (reason) -- it was not; ``reason`` says why
+QUERY_RESULT                collector -> client     (ads) -- the ads matching a QUERY_*
+
+*collector: updates* (reply: none; a daemon sends its ad every update interval)
+UPDATE_STARTD_AD            startd -> collector     (ad) -- a slot ad
+UPDATE_SCHEDD_AD            schedd -> collector     (ad) -- the schedd ad
+UPDATE_SUBMITTOR_AD         schedd -> collector     (ad) -- one submitter ad per submitter
+UPDATE_NEGOTIATOR_AD        negotiator -> collector (ad) -- the negotiator ad
+UPDATE_MASTER_AD            master -> collector     (ad) -- the master ad
+UPDATE_COLLECTOR_AD         collector -> collector  (ad) -- the collector's own ad
+UPDATE_GRID_AD              gridmanager -> coll.    (ad) -- a grid resource ad
+UPDATE_AD_GENERIC           any -> collector        (ad) -- an ad of any MyType
+
+*collector: invalidations* (reply: none; removes the ads matching ``constraint``)
+INVALIDATE_STARTD_ADS       startd -> collector     (constraint) -- slot ads
+INVALIDATE_SCHEDD_ADS       schedd -> collector     (constraint) -- schedd ads
+INVALIDATE_SUBMITTOR_ADS    schedd -> collector     (constraint) -- submitter ads
+INVALIDATE_MASTER_ADS       master -> collector     (constraint) -- master ads
+INVALIDATE_NEGOTIATOR_ADS   negotiator -> coll.     (constraint) -- negotiator ads
+INVALIDATE_ADS_GENERIC      any -> collector        (adtype, constraint) -- ads whose MyType is adtype
+
+*collector: queries* (reply: QUERY_RESULT; empty projection = every attribute)
+QUERY_STARTD_ADS            any -> collector        (constraint, projection) -- slot ads
+QUERY_SCHEDD_ADS            any -> collector        (constraint, projection) -- schedd ads
+QUERY_SUBMITTOR_ADS         any -> collector        (constraint, projection) -- submitter ads
+QUERY_MASTER_ADS            any -> collector        (constraint, projection) -- master ads
+QUERY_NEGOTIATOR_ADS        any -> collector        (constraint, projection) -- negotiator ads
+QUERY_COLLECTOR_ADS         any -> collector        (constraint, projection) -- collector ads
+QUERY_ANY_ADS               any -> collector        (constraint, projection) -- ads of every type
+QUERY_GENERIC_ADS           any -> collector        (adtype, constraint, projection) -- by MyType
+
+*daemon control* (reply: none; master commands answer OK or FAILED)
+DC_OFF_GRACEFUL             master/tool -> daemon   () -- shut down gracefully
+DC_OFF_FAST                 master/tool -> daemon   () -- shut down now
+DC_RECONFIG                 master/tool -> daemon   () -- re-read the configuration
+DC_RECONFIG_FULL            master/tool -> daemon   () -- full reconfiguration
+RESTART                     tool -> master          () -- restart the master and its daemons
+DAEMONS_OFF                 tool -> master          () -- stop every daemon, keep the master
+DAEMON_OFF                  tool -> master          (name) -- stop one daemon (its subsystem name)
+
+*negotiation* (negotiator <-> schedd, one connection per submitter per cycle)
+RESCHEDULE                  schedd -> negotiator    () -- start a negotiation cycle soon
+NEGOTIATE                   negotiator -> schedd    (submitter, ad) -- negotiate for a submitter;
+                                                    ad carries AutoClusterAttrs
+SEND_RESOURCE_REQUEST_LIST  negotiator -> schedd    (count) -- send up to ``count`` requests
+RESOURCE_REQUEST_LIST       schedd -> negotiator    (requests) -- resource-request ads (one per
+                                                    autocluster, ``_condor_RESOURCE_COUNT`` set)
+NO_MORE_JOBS                schedd -> negotiator    () -- no more requests for this submitter
+PERMISSION_AND_AD           negotiator -> schedd    (claim_id, slot_ad, request_index) -- a match
+REJECTED_WITH_REASON        negotiator -> schedd    (reason, request_index) -- no match
+END_NEGOTIATE               negotiator -> schedd    () -- this submitter's negotiation is over
+
+*claims* (schedd/shadow -> startd; reply: OK or FAILED unless noted)
+REQUEST_CLAIM               schedd -> startd        (claim_id, job_ad, scheduler_addr) -- claim a slot
+ACTIVATE_CLAIM              shadow -> startd        (claim_id, job_ad, shadow_addr) -- run a job
+DEACTIVATE_CLAIM            shadow/schedd -> startd (claim_id) -- stop the job gracefully
+DEACTIVATE_CLAIM_FORCIBLY   shadow/schedd -> startd (claim_id) -- kill the job
+RELEASE_CLAIM               schedd -> startd        (claim_id) -- give the claim up
+ALIVE                       schedd -> startd        (claim_id) -- keep-alive of a claim
+
+*virtual time* (condorsim's own; participant = every pool process, coordinator = master)
+SIM_HELLO                   any -> any              (name) -- first message of every connection
+SIM_CLOCK_HELLO             participant -> coord.   (name, pid) -- join the coordination
+SIM_CLOCK_POLL              coordinator -> part.    (round) -- answer SIM_CLOCK_IDLE once idle
+SIM_CLOCK_IDLE              participant -> coord.   (round, sent, received, next_deadline, busy)
+                                                    -- idle now; busy = end-of-instant work waits
+SIM_END_OF_INSTANT          coordinator -> part.    (round) -- run end-of-instant work now
+SIM_CLOCK_PREPARE           coordinator -> part.    (now) -- a jump to ``now`` is coming
+SIM_CLOCK_PREPARED          participant -> coord.   (now) -- ready for the jump
+SIM_CLOCK_ADVANCE           coordinator -> part.    (now) -- simulated time is now ``now``
+=========================== ======================= ===============================================
+
+HTCondor's numeric codes and CEDAR encodings are not used: the command travels by name.
+"""
+
+from __future__ import annotations
+
+from condorsim.classad import ClassAd
+from condorsim.wire.codec import Message, message
+
+# ---- generic replies ---------------------------------------------------------------------
+
+
+@message("OK")
+class OK(Message):
+    pass
+
+
+@message("FAILED")
+class FAILED(Message):
+    reason: str
+
+
+@message("QUERY_RESULT")
+class QUERY_RESULT(Message):
+    ads: list[ClassAd]
+
+
+# ---- collector: updates (a daemon advertises its ad) -------------------------------------
+
+
+@message("UPDATE_STARTD_AD")
+class UPDATE_STARTD_AD(Message):
+    ad: ClassAd
+
+
+@message("UPDATE_SCHEDD_AD")
+class UPDATE_SCHEDD_AD(Message):
+    ad: ClassAd
+
+
+@message("UPDATE_SUBMITTOR_AD")
+class UPDATE_SUBMITTOR_AD(Message):
+    ad: ClassAd
+
+
+@message("UPDATE_NEGOTIATOR_AD")
+class UPDATE_NEGOTIATOR_AD(Message):
+    ad: ClassAd
+
+
+@message("UPDATE_MASTER_AD")
+class UPDATE_MASTER_AD(Message):
+    ad: ClassAd
+
+
+@message("UPDATE_COLLECTOR_AD")
+class UPDATE_COLLECTOR_AD(Message):
+    ad: ClassAd
+
+
+@message("UPDATE_GRID_AD")
+class UPDATE_GRID_AD(Message):
+    ad: ClassAd
+
+
+@message("UPDATE_AD_GENERIC")
+class UPDATE_AD_GENERIC(Message):
+    ad: ClassAd
+
+
+# ---- collector: invalidations (a daemon withdraws its ads) -------------------------------
+
+
+@message("INVALIDATE_STARTD_ADS")
+class INVALIDATE_STARTD_ADS(Message):
+    constraint: str
+
+
+@message("INVALIDATE_SCHEDD_ADS")
+class INVALIDATE_SCHEDD_ADS(Message):
+    constraint: str
+
+
+@message("INVALIDATE_SUBMITTOR_ADS")
+class INVALIDATE_SUBMITTOR_ADS(Message):
+    constraint: str
+
+
+@message("INVALIDATE_MASTER_ADS")
+class INVALIDATE_MASTER_ADS(Message):
+    constraint: str
+
+
+@message("INVALIDATE_NEGOTIATOR_ADS")
+class INVALIDATE_NEGOTIATOR_ADS(Message):
+    constraint: str
+
+
+@message("INVALIDATE_ADS_GENERIC")
+class INVALIDATE_ADS_GENERIC(Message):
+    adtype: str
+    constraint: str
+
+
+# ---- collector: queries (answered with QUERY_RESULT) -------------------------------------
+
+
+@message("QUERY_STARTD_ADS")
+class QUERY_STARTD_ADS(Message):
+    constraint: str
+    projection: list[str]
+
+
+@message("QUERY_SCHEDD_ADS")
+class QUERY_SCHEDD_ADS(Message):
+    constraint: str
+    projection: list[str]
+
+
+@message("QUERY_SUBMITTOR_ADS")
+class QUERY_SUBMITTOR_ADS(Message):
+    constraint: str
+    projection: list[str]
+
+
+@message("QUERY_MASTER_ADS")
+class QUERY_MASTER_ADS(Message):
+    constraint: str
+    projection: list[str]
+
+
+@message("QUERY_NEGOTIATOR_ADS")
+class QUERY_NEGOTIATOR_ADS(Message):
+    constraint: str
+    projection: list[str]
+
+
+@message("QUERY_COLLECTOR_ADS")
+class QUERY_COLLECTOR_ADS(Message):
+    constraint: str
+    projection: list[str]
+
+
+@message("QUERY_ANY_ADS")
+class QUERY_ANY_ADS(Message):
+    constraint: str
+    projection: list[str]
+
+
+@message("QUERY_GENERIC_ADS")
+class QUERY_GENERIC_ADS(Message):
+    adtype: str
+    constraint: str
+    projection: list[str]
+
+
+# ---- daemon control (DaemonCore commands, and the master's) ------------------------------
+
+
+@message("DC_OFF_GRACEFUL")
+class DC_OFF_GRACEFUL(Message):
+    pass
+
+
+@message("DC_OFF_FAST")
+class DC_OFF_FAST(Message):
+    pass
+
+
+@message("DC_RECONFIG")
+class DC_RECONFIG(Message):
+    pass
+
+
+@message("DC_RECONFIG_FULL")
+class DC_RECONFIG_FULL(Message):
+    pass
+
+
+@message("RESTART")
+class RESTART(Message):
+    pass
+
+
+@message("DAEMONS_OFF")
+class DAEMONS_OFF(Message):
+    pass
+
+
+@message("DAEMON_OFF")
+class DAEMON_OFF(Message):
+    name: str
+
+
+# ---- negotiation (negotiator <-> schedd) -------------------------------------------------
+
+
+@message("RESCHEDULE")
+class RESCHEDULE(Message):
+    pass
+
+
+@message("NEGOTIATE")
+class NEGOTIATE(Message):
+    submitter: str
+    ad: ClassAd
+
+
+@message("SEND_RESOURCE_REQUEST_LIST")
+class SEND_RESOURCE_REQUEST_LIST(Message):
+    count: int
+
+
+@message("RESOURCE_REQUEST_LIST")
+class RESOURCE_REQUEST_LIST(Message):
+    requests: list[ClassAd]
+
+
+@message("NO_MORE_JOBS")
+class NO_MORE_JOBS(Message):
+    pass
+
+
+@message("PERMISSION_AND_AD")
+class PERMISSION_AND_AD(Message):
+    claim_id: str
+    slot_ad: ClassAd
+    request_index: int
+
+
+@message("REJECTED_WITH_REASON")
+class REJECTED_WITH_REASON(Message):
+    reason: str
+    request_index: int
+
+
+@message("END_NEGOTIATE")
+class END_NEGOTIATE(Message):
+    pass
+
+
+# ---- claims (schedd and shadow -> startd) ------------------------------------------------
+
+
+@message("REQUEST_CLAIM")
+class REQUEST_CLAIM(Message):
+    claim_id: str
+    job_ad: ClassAd
+    scheduler_addr: str
+
+
+@message("ACTIVATE_CLAIM")
+class ACTIVATE_CLAIM(Message):
+    claim_id: str
+    job_ad: ClassAd
+    shadow_addr: str
+
+
+@message("DEACTIVATE_CLAIM")
+class DEACTIVATE_CLAIM(Message):
+    claim_id: str
+
+
+@message("DEACTIVATE_CLAIM_FORCIBLY")
+class DEACTIVATE_CLAIM_FORCIBLY(Message):
+    claim_id: str
+
+
+@message("RELEASE_CLAIM")
+class RELEASE_CLAIM(Message):
+    claim_id: str
+
+
+@message("ALIVE")
+class ALIVE(Message):
+    claim_id: str
+
+
+# ---- virtual time (condorsim's own: participants <-> the coordinator in the master) ------
+
+
+@message("SIM_HELLO")
+class SIM_HELLO(Message):
+    name: str
+
+
+@message("SIM_CLOCK_HELLO")
+class SIM_CLOCK_HELLO(Message):
+    name: str
+    pid: int
+
+
+@message("SIM_CLOCK_POLL")
+class SIM_CLOCK_POLL(Message):
+    round: int
+
+
+@message("SIM_CLOCK_IDLE")
+class SIM_CLOCK_IDLE(Message):
+    round: int
+    sent: int
+    received: int
+    next_deadline: float | None
+    busy: bool
+
+
+@message("SIM_END_OF_INSTANT")
+class SIM_END_OF_INSTANT(Message):
+    round: int
+
+
+@message("SIM_CLOCK_PREPARE")
+class SIM_CLOCK_PREPARE(Message):
+    now: float
+
+
+@message("SIM_CLOCK_PREPARED")
+class SIM_CLOCK_PREPARED(Message):
+    now: float
+
+
+@message("SIM_CLOCK_ADVANCE")
+class SIM_CLOCK_ADVANCE(Message):
+    now: float

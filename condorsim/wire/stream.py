@@ -1,0 +1,167 @@
+"""Messages over a trio byte stream: the thin I/O layer over ``framing`` and ``codec``.
+
+How this works
+--------------
+:class:`MessageStream` wraps any ``trio.abc.Stream`` (a TCP connection, one end of
+``trio.testing.memory_stream_pair()``). ``send`` encodes a message, frames it and writes
+it with one ``send_all``. ``receive`` hands out the next frame already buffered, or reads
+more bytes with ``receive_some`` and feeds them to a :class:`FrameDecoder`; a payload is
+decoded only when it is handed out.
+
+What can come out of ``receive``:
+
+* a :class:`~condorsim.wire.codec.Message`;
+* :class:`ProtocolError` -- the peer broke the protocol (an over-cap frame, bytes that are
+  no message, a connection that ends in the middle of a frame). The stream is then dead:
+  the caller logs it and calls ``aclose()``;
+* :class:`ConnectionClosed` -- the peer is gone: ``clean`` is True when it closed between
+  two messages, False when the connection broke (reset). ``send`` raises it too.
+
+Like a trio stream, a MessageStream takes one sender and one receiver at a time (trio
+raises ``BusyResourceError`` otherwise). The optional ``on_sent`` / ``on_received``
+callbacks see every message after it was written / decoded (the runtime counts pool
+messages for virtual time and writes the trace from them); unset, they cost one ``is None``
+test per message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import trio
+
+from condorsim.wire.codec import Message, decode, encode
+from condorsim.wire.errors import MessageTooLarge, ProtocolError
+from condorsim.wire.framing import DEFAULT_MAX_FRAME, FrameDecoder, encode_frame
+
+RECEIVE_SIZE = 64 * 1024
+"""Most bytes asked of the underlying stream per ``receive_some``."""
+
+MessageCallback = Callable[[Message], object]
+
+
+class ConnectionClosed(trio.EndOfChannel):
+    """The peer closed the connection (``clean``) or it broke under us (not ``clean``)."""
+
+    def __init__(self, reason: str, *, clean: bool) -> None:
+        super().__init__(reason)
+        self.clean = clean
+
+
+class MessageCounter:
+    """Counts messages; hand its methods to a stream as ``on_sent`` / ``on_received``."""
+
+    __slots__ = ("received", "sent")
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.received = 0
+
+    def on_sent(self, msg: Message) -> None:
+        self.sent += 1
+
+    def on_received(self, msg: Message) -> None:
+        self.received += 1
+
+
+class MessageStream(trio.abc.AsyncResource):
+    """Send and receive wire messages over ``stream``; frames above ``max_frame`` are refused."""
+
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        *,
+        max_frame: int = DEFAULT_MAX_FRAME,
+        on_sent: MessageCallback | None = None,
+        on_received: MessageCallback | None = None,
+    ) -> None:
+        self._stream = stream
+        self._max_frame = max_frame
+        self._decoder = FrameDecoder(max_frame)
+        self._on_sent = on_sent
+        self._on_received = on_received
+        self._broken: ProtocolError | None = None
+        self._send_interrupted = False
+
+    @property
+    def stream(self) -> trio.abc.Stream:
+        """The byte stream underneath (for its socket's peer address, say)."""
+        return self._stream
+
+    async def send(self, msg: Message) -> None:
+        """Encode, frame and write ``msg``.
+
+        Raises :class:`MessageTooLarge` (our error) if its payload exceeds ``max_frame``,
+        and :class:`ConnectionClosed` if the connection is broken.
+        """
+        payload = encode(msg)
+        if len(payload) > self._max_frame:
+            raise MessageTooLarge(
+                f"{msg.command}: {len(payload)} bytes is more than the"
+                f" {self._max_frame}-byte frame limit"
+            )
+        if self._send_interrupted:
+            raise ConnectionClosed("an earlier send was interrupted mid-frame", clean=False)
+        self._send_interrupted = True  # until send_all returns: a cancelled send leaves half a frame
+        try:
+            await self._stream.send_all(encode_frame(payload))
+        except trio.BrokenResourceError as e:
+            raise ConnectionClosed(f"connection broken while sending: {e}", clean=False) from e
+        self._send_interrupted = False
+        if self._on_sent is not None:
+            self._on_sent(msg)
+
+    async def receive(self) -> Message:
+        """Return the next message from the peer.
+
+        Raises :class:`ProtocolError` on a bad frame (and again on every later call: the
+        connection must be closed) and :class:`ConnectionClosed` when the peer is gone.
+        """
+        if self._broken is not None:
+            raise self._broken
+        decoder = self._decoder
+        # As trio's own channels do: a cancel point first, then take a buffered frame
+        # and let other tasks run without losing it to a cancellation.
+        await trio.lowlevel.checkpoint_if_cancelled()
+        try:
+            payload = decoder.next_frame()
+            if payload is not None:
+                await trio.lowlevel.cancel_shielded_checkpoint()
+            else:
+                payload = await self._receive_frame()
+            msg = decode(payload)
+        except ProtocolError as e:
+            self._broken = e
+            raise
+        if self._on_received is not None:
+            self._on_received(msg)
+        return msg
+
+    async def _receive_frame(self) -> bytes:
+        decoder = self._decoder
+        while True:
+            try:
+                data = await self._stream.receive_some(RECEIVE_SIZE)
+            except trio.BrokenResourceError as e:
+                raise ConnectionClosed(f"connection broken while receiving: {e}", clean=False) from e
+            if not data:
+                if decoder.buffered:
+                    raise ProtocolError(
+                        f"connection closed in the middle of a frame"
+                        f" ({decoder.buffered} bytes of it received)"
+                    )
+                raise ConnectionClosed("the peer closed the connection", clean=True)
+            decoder.feed(data)
+            payload = decoder.next_frame()
+            if payload is not None:
+                return payload
+
+    async def aclose(self) -> None:
+        """Close the underlying stream (gracefully for TCP; idempotent)."""
+        await self._stream.aclose()
+
+
+async def request(stream: MessageStream, msg: Message) -> Message:
+    """Send ``msg`` and return the one reply that follows it."""
+    await stream.send(msg)
+    return await stream.receive()
