@@ -70,7 +70,7 @@ def replay_bytes(data: bytes, *, name: str, now: int) -> ReplayResult:
     lines, partial = split_lines(data)
     result = ReplayResult(QueueState(sequence_number=1, creation_timestamp=now))
     state = result.state
-    pending: list[LogRecord] | None = None  # records of the open transaction
+    pending: list[tuple[int, LogRecord]] | None = None  # the open transaction's records
     for index, line in enumerate(lines):
         lineno = index + 1
         try:
@@ -104,13 +104,13 @@ def replay_bytes(data: bytes, *, name: str, now: int) -> ReplayResult:
             if pending is None:
                 result.warnings.append(f"{name}: line {lineno}: 106 without 105")
             else:
-                for held in pending:
-                    _play(state, held, result)
+                for held_lineno, held in pending:
+                    _play(state, held, result, f"{name}: line {held_lineno}")
                 pending = None
         elif pending is not None:
-            pending.append(record)
+            pending.append((lineno, record))
         else:
-            _play(state, record, result)
+            _play(state, record, result, f"{name}: line {lineno}")
     if partial:
         result.torn = True
         result.warnings.append(f"{name}: the last line is incomplete; ignoring it")
@@ -122,10 +122,10 @@ def replay_bytes(data: bytes, *, name: str, now: int) -> ReplayResult:
     return result
 
 
-def _play(state: QueueState, record: LogRecord, result: ReplayResult) -> None:
+def _play(state: QueueState, record: LogRecord, result: ReplayResult, where: str) -> None:
     warning = state.apply(record)
     if warning is not None:
-        result.warnings.append(warning)
+        result.warnings.append(f"{where}: {warning}")
 
 
 def replay_file(path: str | os.PathLike[str], *, now: int) -> ReplayResult:
