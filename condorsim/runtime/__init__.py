@@ -1,0 +1,1 @@
+"""The pool runtime: simulated time, the network between daemons, the daemon base."""

@@ -1,0 +1,126 @@
+"""One process's side of virtual time: its message counts, its idleness, its end-of-instant work.
+
+How this works
+--------------
+Every pool message a process sends or receives is counted here (the connection layer calls
+:meth:`Participant.message_sent` / :meth:`Participant.message_received`). When the coordinator
+polls, :meth:`Participant.wait_idle` returns once every other trio task of the process is
+blocked and no subprocess is running (:meth:`Participant.busy`); :meth:`Participant.idle_report`
+then gives the counts, the next timer deadline (from trio's own statistics) and whether
+end-of-instant work waits.
+
+End-of-instant work is how same-instant decisions are made deterministic: a daemon that must
+choose among things that happened "at the same time" (which idle job takes a freed claim)
+registers a callback with a sort key; once the whole pool is quiescent at this instant, the
+callbacks run in key order. In a single-process pool on ``MockClock`` the
+:func:`run_instant_driver` task does the same without a coordinator.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+import trio.testing
+
+from .clock import VirtualClock
+
+
+@dataclass(frozen=True)
+class IdleReport:
+    sent: int
+    received: int
+    next_deadline: float | None
+    eoi_pending: bool
+
+
+class Participant:
+    """Counts, idleness and end-of-instant callbacks of one process (or one in-process pool)."""
+
+    def __init__(self, clock: VirtualClock | None = None) -> None:
+        self.clock = clock
+        self.sent = 0
+        self.received = 0
+        self._busy = 0
+        self._not_busy = trio.Event()
+        self._not_busy.set()
+        self._eoi: list[tuple[Any, int, Callable[[], None]]] = []
+        self._eoi_seq = itertools.count()
+        self._eoi_added = trio.Event()
+
+    # -- counting ---------------------------------------------------------------------------
+    def message_sent(self) -> None:
+        self.sent += 1
+
+    def message_received(self) -> None:
+        self.received += 1
+        if self.clock is not None:
+            self.clock.catch_up()
+
+    # -- busy (real-world work that virtual time must wait for) -----------------------------
+    @contextmanager
+    def busy(self) -> Iterator[None]:
+        """Mark the process busy (e.g. while a hook subprocess runs): no jump happens."""
+        self._busy += 1
+        if self._busy == 1:
+            self._not_busy = trio.Event()
+        try:
+            yield
+        finally:
+            self._busy -= 1
+            if self._busy == 0:
+                self._not_busy.set()
+
+    async def wait_idle(self) -> None:
+        """Return once every other task is blocked and nothing is busy."""
+        while True:
+            await trio.testing.wait_all_tasks_blocked()
+            if self._busy == 0:
+                return
+            await self._not_busy.wait()
+
+    def idle_report(self) -> IdleReport:
+        stats = trio.lowlevel.current_statistics()
+        delta = stats.seconds_to_next_deadline
+        deadline = None if math.isinf(delta) else trio.current_time() + delta
+        return IdleReport(self.sent, self.received, deadline, bool(self._eoi))
+
+    # -- end of instant ---------------------------------------------------------------------
+    def at_end_of_instant(self, key: Any, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the pool is quiescent at this instant, in ``key`` order."""
+        self._eoi.append((key, next(self._eoi_seq), callback))
+        self._eoi_added.set()
+
+    def run_end_of_instant(self) -> int:
+        """Run the registered callbacks in key order; return how many ran."""
+        ran = 0
+        while self._eoi:
+            batch = sorted(self._eoi, key=lambda item: (item[0], item[1]))
+            self._eoi = []
+            for _key, _seq, callback in batch:
+                callback()
+                ran += 1
+        return ran
+
+    async def wait_for_end_of_instant_work(self) -> None:
+        while not self._eoi:
+            self._eoi_added = trio.Event()
+            await self._eoi_added.wait()
+
+
+async def run_instant_driver(participant: Participant) -> None:
+    """In a single-process pool (MockClock autojump), run end-of-instant work at quiescence.
+
+    While no work is registered this task sleeps on an event, so MockClock's autojump goes
+    ahead; once work exists, it waits until every task is blocked (which also holds the jump
+    back) and runs it.
+    """
+    while True:
+        await participant.wait_for_end_of_instant_work()
+        await participant.wait_idle()
+        participant.run_end_of_instant()
