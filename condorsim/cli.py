@@ -1,0 +1,187 @@
+"""The ``condorsim`` command: one subcommand per HTCondor tool, plus the simulator's own.
+
+How this works
+--------------
+``condorsim <command> [args]`` looks the command up in :data:`COMMANDS` (an explicit table,
+no attribute lookups) and hands it the rest of the arguments. Each command returns the exit
+status. Pool commands find the pool through ``$CONDORSIM_HOME`` (see :mod:`condorsim.pool`).
+A user error is a one-line message on stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from condorsim import pool as poolmod
+
+
+def _usage() -> str:
+    width = max(len(n) for n in COMMANDS)
+    lines = ["usage: condorsim <command> [arguments]", "", "commands:"]
+    for name, (_fn, summary) in COMMANDS.items():
+        lines.append(f"  {name.ljust(width)}  {summary}")
+    lines.append("")
+    lines.append("`condorsim <command> -help` describes a command's arguments.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help", "-help"):
+        print(_usage())
+        return 0
+    name, rest = args[0], args[1:]
+    entry = COMMANDS.get(name) or COMMANDS.get(name.removeprefix("condor_"))
+    if entry is None:
+        print(f"condorsim: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    try:
+        return entry[0](rest)
+    except poolmod.PoolNotRunning as e:
+        print(f"condorsim {name}: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+# -- commands that belong to modules of their own ------------------------------------------------
+def _classad_eval(argv: list[str]) -> int:
+    from condorsim.classad.tool import main as tool
+
+    return tool(argv)
+
+
+def _config_val(argv: list[str]) -> int:
+    from condorsim.config.tool import main as tool
+
+    return tool(argv)
+
+
+def _status(argv: list[str]) -> int:
+    from condorsim.tools.status import main as tool
+
+    return tool(argv)
+
+
+# -- the pool's life ----------------------------------------------------------------------------
+def _up(argv: list[str]) -> int:
+    """condorsim up: start the local pool and return once it is ready."""
+    if argv and argv[0] in ("-h", "-help", "--help"):
+        print("usage: condorsim up\n\nStarts a local pool at $CONDORSIM_HOME (default "
+              "~/.condorsim), writing a condor_config there on first use.")
+        return 0
+    from condorsim.config import Config, ConfigError
+    from daemons.master.logic import DaemonListError, daemon_plan
+
+    home = poolmod.pool_home()
+    config_path = poolmod.ensure_home(home)
+    try:
+        config = Config.load(config_path, subsystem="MASTER")
+        plan = daemon_plan(config.get_list("DAEMON_LIST"))
+        speed = config.get_float("SIM_SPEED", 1.0)
+    except (ConfigError, DaemonListError) as e:
+        print(f"condorsim up: {e}", file=sys.stderr)
+        return 1
+    pid = poolmod.master_pid(home)
+    if pid is not None:
+        print(f"condorsim up: a pool is already running at {home} (master pid {pid})")
+        return 0
+    log_dir = home / "log"
+    for stale in log_dir.glob(".*_address"):
+        stale.unlink()
+    with open(log_dir / "master.stderr", "ab") as err:
+        proc = subprocess.Popen(
+            [
+                sys.executable, "-m", "daemons.master", "--name", "master",
+                "--run-dir", str(home), "--config", str(config_path), "--clock", "wall",
+                "--speed", repr(speed), "--trace", str(home / "trace.jsonl"),
+                "--address-file", str(poolmod.address_file(home, "master")),
+            ],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+            start_new_session=True,
+        )
+    (home / "master.pid").write_text(f"{proc.pid}\n")
+    names = ["master", *(p.name for p in plan)]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            print(f"condorsim up: the master exited (status {proc.returncode}); "
+                  f"see {log_dir / 'master.stderr'} and {log_dir / 'MasterLog'}", file=sys.stderr)
+            return 1
+        missing = [n for n in names if not poolmod.address_file(home, n).exists()]
+        if not missing:
+            break
+        time.sleep(0.05)
+    else:
+        print(f"condorsim up: the pool did not come up within 60 s (waiting for: "
+              f"{', '.join(missing)}); see {log_dir}", file=sys.stderr)
+        return 1
+    print(f"condorsim: pool running at {home} (master pid {proc.pid})")
+    for n in names:
+        print(f"  {n:<12} {poolmod.read_address(home, n)}")
+    return 0
+
+
+def _down(argv: list[str]) -> int:
+    """condorsim down: stop the local pool, leaving no process behind."""
+    if argv and argv[0] in ("-h", "-help", "--help"):
+        print("usage: condorsim down\n\nStops the pool at $CONDORSIM_HOME.")
+        return 0
+    home = poolmod.pool_home()
+    pid = poolmod.master_pid(home)
+    if pid is None:
+        print(f"condorsim down: no pool is running at {home}", file=sys.stderr)
+        return 1
+    try:
+        from condorsim.tools.common import send_command
+        from condorsim.wire.messages import DC_OFF_GRACEFUL
+
+        send_command(poolmod.read_address(home, "master"), "master", DC_OFF_GRACEFUL())
+    except (OSError, poolmod.PoolNotRunning):
+        os.kill(pid, signal.SIGTERM)
+    if not _wait_gone(pid, 30):
+        os.kill(pid, signal.SIGTERM)
+        if not _wait_gone(pid, 15):
+            os.kill(pid, signal.SIGKILL)
+            _wait_gone(pid, 5)
+    (home / "master.pid").unlink(missing_ok=True)
+    for stale in (home / "log").glob(".*_address"):
+        stale.unlink()
+    print(f"condorsim: pool at {home} stopped")
+    return 0
+
+
+def _wait_gone(pid: int, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            waited, _ = os.waitpid(pid, os.WNOHANG)
+            if waited == pid:
+                return True
+        except ChildProcessError:
+            pass
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
+    "up": (_up, "start a local pool at $CONDORSIM_HOME"),
+    "down": (_down, "stop the local pool"),
+    "status": (_status, "list collector ads, like condor_status"),
+    "config_val": (_config_val, "show configuration values, like condor_config_val"),
+    "classad_eval": (_classad_eval, "evaluate ClassAd expressions, like classad_eval"),
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+

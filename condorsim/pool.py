@@ -1,0 +1,85 @@
+"""Finding and reaching a local pool: ``$CONDORSIM_HOME`` and what lives there.
+
+How this works
+--------------
+A pool started by ``condorsim up`` lives in ``$CONDORSIM_HOME`` (default ``~/.condorsim``):
+``condor_config`` (written on first use), ``log/`` (daemon logs and each daemon's
+``.<name>_address`` file, as HTCondor's ``*_ADDRESS_FILE``), ``spool/``, ``execute/`` and
+``master.pid``. Every tool finds the pool through this directory: the collector's address
+file first, then the collector's ads for everything else.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DEFAULT_CONFIG = """\
+# condor_config for a condorsim mini-pool, written by `condorsim up`.
+# HTCondor's configuration language; `condorsim config_val -verbose NAME` shows any value.
+LOCAL_DIR = {home}
+LOG = $(LOCAL_DIR)/log
+SPOOL = $(LOCAL_DIR)/spool
+EXECUTE = $(LOCAL_DIR)/execute
+DAEMON_LIST = MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, STARTD
+# Port 0: the collector takes any free port and the master tells the other daemons.
+COLLECTOR_HOST = 127.0.0.1:0
+NUM_CPUS = 4
+# Simulated time runs this many times faster than real time.
+SIM_SPEED = 1
+"""
+
+
+class PoolNotRunning(RuntimeError):
+    """No pool answers at $CONDORSIM_HOME."""
+
+
+def pool_home(env: dict[str, str] | None = None) -> Path:
+    env = dict(os.environ) if env is None else env
+    value = env.get("CONDORSIM_HOME")
+    return Path(value).expanduser() if value else Path.home() / ".condorsim"
+
+
+def ensure_home(home: Path) -> Path:
+    """Create the pool directory and its condor_config if missing; return the config path."""
+    home.mkdir(parents=True, exist_ok=True)
+    for sub in ("log", "spool", "execute"):
+        (home / sub).mkdir(exist_ok=True)
+    config = home / "condor_config"
+    if not config.exists():
+        config.write_text(DEFAULT_CONFIG.format(home=home))
+    return config
+
+
+def address_file(home: Path, daemon: str) -> Path:
+    return home / "log" / f".{daemon}_address"
+
+
+def read_address(home: Path, daemon: str) -> str:
+    """The listening address a running daemon wrote, or PoolNotRunning."""
+    path = address_file(home, daemon)
+    try:
+        text = path.read_text().strip()
+    except FileNotFoundError:
+        raise PoolNotRunning(
+            f"no pool is running at {home} (no {daemon} address in {path.parent}); "
+            "start one with `condorsim up`"
+        ) from None
+    if not text:
+        raise PoolNotRunning(f"the {daemon} at {home} has not written its address yet")
+    return text
+
+
+def master_pid(home: Path) -> int | None:
+    """The pid of the pool's running master, or None."""
+    try:
+        pid = int((home / "master.pid").read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return pid
+    return pid

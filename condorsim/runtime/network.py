@@ -1,0 +1,257 @@
+"""Where daemons listen and how they reach each other: TCP on loopback, or memory streams.
+
+How this works
+--------------
+A :class:`Network` hands out listening addresses and connects to them. Addresses are
+HTCondor "sinful strings", ``<127.0.0.1:PORT>``. :class:`TcpNetwork` uses real loopback
+sockets (one pool, many processes); :class:`InProcessNetwork` uses trio memory streams and
+made-up ports (one pool inside one trio run, for tests), so daemon code cannot tell them
+apart.
+
+A :class:`Conn` is one connection between two named daemons: it counts every pool message
+for virtual time, writes every message to the trace, and introduces the caller with a HELLO
+so the far end knows whom it is talking to.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import trio
+
+from condorsim.wire import ConnectionClosed, Message, MessageStream, ProtocolError
+from condorsim.wire.messages import SIM_HELLO
+
+from .participant import Participant
+from .trace import Tracer
+
+_SINFUL = re.compile(r"^<([0-9.]+|[A-Za-z0-9_.-]+):(\d+)(\?.*)?>$")
+
+
+class AddressError(ValueError):
+    """An address is not a sinful string ``<host:port>``."""
+
+
+def parse_sinful(address: str) -> tuple[str, int]:
+    m = _SINFUL.match(address.strip())
+    if not m:
+        raise AddressError(f"not a daemon address (expected <host:port>): {address!r}")
+    return m.group(1), int(m.group(2))
+
+
+def sinful(host: str, port: int) -> str:
+    return f"<{host}:{port}>"
+
+
+class Listener(Protocol):
+    async def accept(self) -> trio.abc.Stream: ...
+
+    async def aclose(self) -> None: ...
+
+
+class Network(Protocol):
+    async def listen(self, port: int = 0) -> tuple[str, Listener]: ...
+
+    async def connect(self, address: str) -> trio.abc.Stream: ...
+
+
+class _TcpListener:
+    def __init__(self, listener: trio.SocketListener) -> None:
+        self._listener = listener
+
+    async def accept(self) -> trio.abc.Stream:
+        return await self._listener.accept()
+
+    async def aclose(self) -> None:
+        await self._listener.aclose()
+
+
+class TcpNetwork:
+    """Real loopback sockets."""
+
+    host = "127.0.0.1"
+
+    async def listen(self, port: int = 0) -> tuple[str, Listener]:
+        listeners = await trio.open_tcp_listeners(port, host=self.host)
+        listener = listeners[0]
+        bound = listener.socket.getsockname()[1]
+        return sinful(self.host, bound), _TcpListener(listener)
+
+    async def connect(self, address: str) -> trio.abc.Stream:
+        host, port = parse_sinful(address)
+        try:
+            return await trio.open_tcp_stream(host, port)
+        except OSError as e:
+            raise ConnectionRefusedError(f"cannot connect to {address}: {e.strerror or e}") from e
+
+
+@dataclass
+class _MemoryListener:
+    send: trio.MemorySendChannel[trio.abc.Stream]
+    receive: trio.MemoryReceiveChannel[trio.abc.Stream]
+
+    async def accept(self) -> trio.abc.Stream:
+        return await self.receive.receive()
+
+    async def aclose(self) -> None:
+        await self.receive.aclose()
+
+
+@dataclass
+class InProcessNetwork:
+    """Memory streams inside one trio run; ports are handed out from 9618 upwards."""
+
+    _listeners: dict[str, _MemoryListener] = field(default_factory=dict)
+    _ports: itertools.count[int] = field(default_factory=lambda: itertools.count(9618))
+
+    async def listen(self, port: int = 0) -> tuple[str, Listener]:
+        if port == 0:
+            port = next(self._ports)
+        address = sinful("127.0.0.1", port)
+        if address in self._listeners:
+            raise OSError(f"address already in use: {address}")
+        send, receive = trio.open_memory_channel[trio.abc.Stream](1000)
+        listener = _MemoryListener(send, receive)
+        self._listeners[address] = listener
+        return address, listener
+
+    async def connect(self, address: str) -> trio.abc.Stream:
+        parse_sinful(address)
+        listener = self._listeners.get(address)
+        if listener is None:
+            raise ConnectionRefusedError(f"cannot connect to {address}: nothing listens there")
+        ours, theirs = trio.testing.memory_stream_pair()
+        try:
+            listener.send.send_nowait(theirs)
+        except (trio.ClosedResourceError, trio.BrokenResourceError) as e:
+            del self._listeners[address]
+            raise ConnectionRefusedError(f"cannot connect to {address}: listener closed") from e
+        return ours
+
+    def forget(self, address: str) -> None:
+        self._listeners.pop(address, None)
+
+
+class Conn:
+    """A connection between two daemons: counted, traced, introduced."""
+
+    def __init__(
+        self,
+        stream: MessageStream,
+        *,
+        me: str,
+        peer: str,
+        participant: Participant | None,
+        tracer: Tracer | None,
+    ) -> None:
+        self._stream = stream
+        self.me = me
+        self.peer = peer
+        self._participant = participant
+        self._tracer = tracer
+
+    async def send(self, msg: Message) -> None:
+        if self._participant is not None:
+            self._participant.message_sent()
+        if self._tracer is not None:
+            self._tracer.record(self.me, self.peer, msg)
+        await self._stream.send(msg)
+
+    async def receive(self) -> Message:
+        msg = await self._stream.receive()
+        if self._participant is not None:
+            self._participant.message_received()
+        return msg
+
+    async def request(self, msg: Message) -> Message:
+        await self.send(msg)
+        return await self.receive()
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> Conn:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+Handler = Callable[[Message, Conn], Awaitable[None]]
+
+
+@dataclass
+class Endpoint:
+    """What a daemon needs to talk: its name, the network, counting and tracing."""
+
+    name: str
+    network: Network
+    participant: Participant | None = None
+    tracer: Tracer | None = None
+    log: Any = None
+    max_frame: int = 4 * 1024 * 1024
+
+    async def connect(self, address: str, peer: str) -> Conn:
+        """Open a connection to the daemon at ``address`` (named ``peer`` in the trace)."""
+        stream = await self.network.connect(address)
+        conn = Conn(
+            MessageStream(stream, max_frame=self.max_frame),
+            me=self.name,
+            peer=peer,
+            participant=self.participant,
+            tracer=None,
+        )
+        await conn.send(SIM_HELLO(name=self.name))
+        conn._tracer = self.tracer
+        return conn
+
+    async def serve(
+        self, handler: Handler, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+        port: int = 0,
+    ) -> None:
+        """Listen and hand every message of every connection to ``handler``, for ever.
+
+        A peer that breaks the protocol loses its connection and a log record; the daemon
+        carries on. ``task_status.started`` receives the listening address.
+        """
+        address, listener = await self.network.listen(port)
+        async with trio.open_nursery() as nursery:
+            task_status.started(address)
+            while True:
+                try:
+                    stream = await listener.accept()
+                except (trio.ClosedResourceError, trio.EndOfChannel):
+                    return
+                nursery.start_soon(self._serve_one, stream, handler)
+
+    async def _serve_one(self, stream: trio.abc.Stream, handler: Handler) -> None:
+        conn = Conn(
+            MessageStream(stream, max_frame=self.max_frame),
+            me=self.name,
+            peer="?",
+            participant=self.participant,
+            tracer=self.tracer,
+        )
+        try:
+            hello = await conn.receive()
+            if not isinstance(hello, SIM_HELLO):
+                raise ProtocolError(f"expected SIM_HELLO first, got {type(hello).__name__}")
+            conn.peer = hello.name
+            while True:
+                msg = await conn.receive()
+                await handler(msg, conn)
+        except ConnectionClosed:
+            pass
+        except ProtocolError as e:
+            if self.log is not None:
+                self.log.warning("bad_peer", peer=conn.peer, error=str(e))
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
+            if self.log is not None:
+                self.log.info("connection_lost", peer=conn.peer, error=str(e))
+        finally:
+            with trio.CancelScope(shield=True):
+                await conn.aclose()

@@ -1,0 +1,134 @@
+"""Running one daemon as an OS process: ``python -m daemons.<name> [options]``.
+
+How this works
+--------------
+The master starts every daemon with the same options: the run directory, the pool's config
+file, the clock (``--clock virtual`` with the coordinator's address, or ``--clock wall`` with
+a speed), the simulated start time and the seed. :func:`daemon_main` builds the clock, runs
+trio with it, joins the virtual-time coordinator when there is one, and runs the daemon
+until SIGTERM (or the coordinator goes away, which means the pool is over).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+
+from condorsim.config import Config, ConfigError
+
+from .clock import VirtualClock, WallClock
+from .coordination import run_participant_link
+from .daemon import Daemon, DaemonContext, seeded_rng
+from .logs import daemon_logger
+from .network import Endpoint, TcpNetwork
+from .participant import Participant
+from .trace import Tracer
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description=f"condorsim {prog} daemon")
+    p.add_argument("--name", help="this daemon's name in traces and logs")
+    p.add_argument("--run-dir", required=True, type=Path)
+    p.add_argument("--config", type=Path, help="the pool's condor_config")
+    p.add_argument("--clock", choices=["virtual", "wall"], default="wall")
+    p.add_argument("--coordinator", help="address of the virtual-time coordinator")
+    p.add_argument("--start", type=float, default=None, help="simulated start (epoch s)")
+    p.add_argument("--speed", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--trace", type=Path, help="append the message trace here")
+    p.add_argument("--address-file", type=Path, help="write the listening address here")
+    p.add_argument("--port", type=int, default=0)
+    return p
+
+
+def daemon_main(
+    subsystem: str,
+    factory: Callable[[argparse.Namespace], Daemon],
+    argv: list[str] | None = None,
+) -> int:
+    """Entry point of ``python -m daemons.<name>``."""
+    base = subsystem.lower()
+    args = build_parser(base).parse_args(argv)
+    name = args.name or base
+    try:
+        config = Config.load(args.config, subsystem=subsystem)
+    except ConfigError as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 2
+    import time
+
+    start = args.start if args.start is not None else time.time()
+    clock: trio.abc.Clock
+    if args.clock == "virtual":
+        if not args.coordinator:
+            print(f"{name}: --clock virtual needs --coordinator", file=sys.stderr)
+            return 2
+        clock = VirtualClock(start)
+    else:
+        clock = WallClock(start, args.speed)
+
+    async def main() -> None:
+        virtual = isinstance(clock, VirtualClock)
+        participant = Participant(clock if isinstance(clock, VirtualClock) else None)
+        network = TcpNetwork()
+        log_dir = _log_dir(config, args.run_dir)
+        log = daemon_logger(name, log_dir)
+        tracer = Tracer(args.trace) if args.trace else None
+        endpoint = Endpoint(
+            name=name, network=network, participant=participant if virtual else None,
+            tracer=tracer, log=log,
+        )
+        ctx = DaemonContext(
+            name=name, config=config, endpoint=endpoint, log=log,
+            rng=seeded_rng(args.seed, name), run_dir=args.run_dir,
+            participant=participant if virtual else None,
+        )
+        daemon = factory(args)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_stop_on_signal, nursery.cancel_scope)
+            if isinstance(clock, VirtualClock):
+                nursery.start_soon(
+                    _link_then_stop, network, args.coordinator, name, participant, clock,
+                    nursery.cancel_scope,
+                )
+            address = await nursery.start(daemon.run, ctx)
+            log.info("daemon_started", address=address, pid=os.getpid())
+            # The master reads this first line to learn where the daemon listens.
+            print(address, flush=True)
+            if args.address_file:
+                tmp = args.address_file.with_suffix(".tmp")
+                tmp.write_text(f"{address}\n")
+                tmp.replace(args.address_file)
+
+    try:
+        trio.run(main, clock=clock)
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+def _log_dir(config: Config, run_dir: Path) -> Path:
+    value = config.get("LOG")
+    p = Path(value) if value else run_dir / "log"
+    return p if p.is_absolute() else run_dir / p
+
+
+async def _link_then_stop(
+    network: TcpNetwork, address: str, name: str, participant: Participant,
+    clock: VirtualClock, scope: trio.CancelScope,
+) -> None:
+    await run_participant_link(network, address, name, participant, clock)
+    scope.cancel()
+
+
+async def _stop_on_signal(scope: trio.CancelScope) -> None:
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return

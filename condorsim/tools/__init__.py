@@ -1,0 +1,1 @@
+"""The HTCondor-like command-line tools (status, q, submit, ...), run by ``condorsim``."""

@@ -1,0 +1,1 @@
+"""The daemons: one package per HTCondor daemon."""

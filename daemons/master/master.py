@@ -1,0 +1,293 @@
+"""condor_master: starts the pool's daemons as OS processes, restarts them, stops them.
+
+How this works
+--------------
+:class:`Master` follows :func:`~.logic.daemon_plan`: it starts the collector, reads the
+address the collector prints on its first line of output, hands it to every later daemon as
+``_CONDOR_COLLECTOR_HOST``, and starts the rest. Each daemon is watched by a task of its own;
+when one dies, the master waits the back-off of :class:`~.logic.RestartPolicy` (simulated
+seconds) and starts it again. Waiting on real processes is marked *busy*, so virtual time
+never jumps while a daemon is starting or stopping.
+
+In virtual mode the master's process also hosts the pool's coordinator; every daemon it
+starts is announced to the coordinator first (``expect``), so no jump happens before the new
+process has joined.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from condorsim.runtime.coordinator import Coordinator
+from condorsim.runtime.daemon import DaemonContext
+from condorsim.runtime.network import Conn
+from condorsim.wire import Message
+from condorsim.wire.messages import (
+    DAEMON_OFF,
+    DAEMONS_OFF,
+    DC_OFF_FAST,
+    DC_OFF_GRACEFUL,
+    DC_RECONFIG,
+    FAILED,
+    OK,
+    RESTART,
+)
+
+from .logic import PlannedDaemon, RestartPolicy, daemon_plan
+
+STOP_TIMEOUT = 10.0  # real seconds a daemon gets to exit on SIGTERM before SIGKILL
+
+
+@dataclass
+class ChildOptions:
+    """How the master starts its children (the same for every daemon of the pool)."""
+
+    run_dir: Path
+    config_path: Path | None
+    clock: str = "wall"  # "wall" or "virtual"
+    coordinator_address: str | None = None
+    speed: float = 1.0
+    seed: int = 0
+    trace_path: Path | None = None
+    python: str = sys.executable
+
+
+@dataclass
+class _Child:
+    planned: PlannedDaemon
+    process: trio.Process | None = None
+    address: str | None = None
+    started: float = 0.0
+    restarts: int = 0
+    stopping: bool = False
+    up: trio.Event = field(default_factory=trio.Event)
+
+
+class Master:
+    """The master daemon. ``coordinator`` is given in virtual mode (it lives in this process)."""
+
+    def __init__(self, options: ChildOptions, coordinator: Coordinator | None = None) -> None:
+        self.options = options
+        self.coordinator = coordinator
+        self.children: dict[str, _Child] = {}
+        self.collector_address: str | None = None
+        self.all_up = trio.Event()
+        self._stopping = False
+        self._ctx: DaemonContext | None = None
+        self._nursery: trio.Nursery | None = None
+
+    # -- the daemon ---------------------------------------------------------------------------
+    async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
+        self._ctx = ctx
+        cfg = ctx.config
+        policy = RestartPolicy(
+            constant=cfg.get_float("MASTER_BACKOFF_CONSTANT", 9),
+            factor=cfg.get_float("MASTER_BACKOFF_FACTOR", 2.0),
+            ceiling=cfg.get_float("MASTER_BACKOFF_CEILING", 3600),
+            recover=cfg.get_float("MASTER_RECOVER_FACTOR", 300),
+        )
+        plan = daemon_plan(cfg.get_list("DAEMON_LIST"))
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            address = await nursery.start(ctx.serve, self._handle)
+            task_status.started(address)
+            try:
+                for planned in plan:
+                    child = _Child(planned)
+                    self.children[planned.name] = child
+                    nursery.start_soon(self._supervise, child, policy)
+                    await child.up.wait()
+                    if planned.key == "COLLECTOR":
+                        self.collector_address = child.address
+                self.all_up.set()
+                ctx.log.info("all_daemons_started", daemons=[p.name for p in plan])
+                await trio.sleep_forever()
+            finally:
+                with trio.CancelScope(shield=True):
+                    await self.stop_all()
+
+    async def _handle(self, msg: Message, conn: Conn) -> None:
+        if isinstance(msg, DC_OFF_GRACEFUL | DC_OFF_FAST | DAEMONS_OFF):
+            await conn.send(OK())
+            assert self._nursery is not None
+            self._nursery.cancel_scope.cancel()
+        elif isinstance(msg, DAEMON_OFF):
+            if msg.name not in self.children:
+                await conn.send(FAILED(reason=f"no daemon named {msg.name!r}"))
+            else:
+                await self.stop(msg.name)
+                await conn.send(OK())
+        elif isinstance(msg, RESTART):
+            await conn.send(OK())
+            for name in list(self.children):
+                await self.restart(name)
+        elif isinstance(msg, DC_RECONFIG):
+            await conn.send(OK())
+        else:
+            await conn.send(FAILED(reason=f"the master does not take {type(msg).__name__}"))
+
+    # -- children -----------------------------------------------------------------------------
+    def _argv(self, child: _Child) -> list[str]:
+        o = self.options
+        name = child.planned.name
+        log_dir = o.run_dir / "log"
+        argv = [
+            o.python, "-m", child.planned.module,
+            "--name", name,
+            "--run-dir", str(o.run_dir),
+            "--clock", o.clock,
+            "--start", repr(trio.current_time()),
+            "--speed", repr(o.speed),
+            "--seed", str(o.seed),
+            "--address-file", str(log_dir / f".{name}_address"),
+        ]
+        if o.config_path is not None:
+            argv += ["--config", str(o.config_path)]
+        if o.coordinator_address is not None:
+            argv += ["--coordinator", o.coordinator_address]
+        if o.trace_path is not None:
+            argv += ["--trace", str(o.trace_path)]
+        return argv
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        if self.collector_address:
+            env["_CONDOR_COLLECTOR_HOST"] = self.collector_address.strip("<>")
+        return env
+
+    async def _start(self, child: _Child) -> None:
+        assert self._ctx is not None
+        name = child.planned.name
+        log_dir = self.options.run_dir / "log"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        if self.coordinator is not None:
+            self.coordinator.expect(name)
+        with self._ctx.busy():
+            err = open(log_dir / f"{name}.stderr", "ab")  # noqa: SIM115 - handed to the child
+            try:
+                proc = await trio.lowlevel.open_process(
+                    self._argv(child), stdout=subprocess.PIPE, stderr=err, env=self._env(),
+                    start_new_session=True,
+                )
+            finally:
+                err.close()
+            child.process = proc
+            assert proc.stdout is not None
+            line = await _read_line(proc.stdout)
+        if not line:
+            if self.coordinator is not None:
+                self.coordinator.forget(name)
+            self._ctx.log.error("daemon_failed_to_start", daemon=name, pid=proc.pid)
+            return
+        child.address = line
+        child.started = trio.current_time()
+        self._ctx.log.info("daemon_started", daemon=name, pid=proc.pid, address=line)
+        child.up.set()
+
+    async def _supervise(self, child: _Child, policy: RestartPolicy) -> None:
+        assert self._ctx is not None
+        while not self._stopping:
+            await self._start(child)
+            proc = child.process
+            if proc is None:
+                return
+            assert proc.stdout is not None
+            async with trio.open_nursery() as n:
+                n.start_soon(_drain, proc.stdout)
+                status = await proc.wait()
+            if self._stopping:
+                return
+            now = trio.current_time()
+            if child.stopping:
+                child.stopping = False
+                delay = 0.0
+            else:
+                delay = policy.delay_after_exit(child.planned.name, child.started, now)
+            child.restarts += 1
+            child.up = trio.Event()
+            self._ctx.log.warning(
+                "daemon_exited", daemon=child.planned.name, status=status, restart_in=delay
+            )
+            if delay:
+                await trio.sleep(delay)
+
+    def pid(self, name: str) -> int | None:
+        child = self.children.get(name)
+        if child is None or child.process is None or child.process.returncode is not None:
+            return None
+        return child.process.pid
+
+    def kill(self, name: str) -> None:
+        """SIGKILL a daemon (as a crash would); the master restarts it after its back-off."""
+        child = self.children[name]
+        if child.process is not None and child.process.returncode is None:
+            child.process.kill()
+
+    async def restart(self, name: str) -> None:
+        """Stop a daemon gracefully and start it again at once (condor_restart -daemon)."""
+        child = self.children[name]
+        child.stopping = True
+        await self._terminate(child)
+        await child.up.wait()
+
+    async def stop(self, name: str) -> None:
+        child = self.children[name]
+        await self._terminate(child)
+
+    async def _terminate(self, child: _Child) -> None:
+        proc = child.process
+        if proc is None or proc.returncode is not None:
+            return
+        assert self._ctx is not None
+        with self._ctx.busy():
+            proc.send_signal(signal.SIGTERM)
+            if not await _wait_real(proc, STOP_TIMEOUT):
+                proc.kill()
+                await _wait_real(proc, STOP_TIMEOUT)
+
+    async def stop_all(self) -> None:
+        """Stop every daemon, last started first; leaves no process behind."""
+        self._stopping = True
+        for child in reversed(list(self.children.values())):
+            await self._terminate(child)
+
+
+async def _wait_real(proc: trio.Process, timeout: float) -> bool:
+    """Wait up to ``timeout`` real seconds for a process to exit (virtual time may stand still)."""
+    return await trio.to_thread.run_sync(_wait_blocking, proc, timeout)
+
+
+def _wait_blocking(proc: trio.Process, timeout: float) -> bool:
+    import time
+
+    end = time.monotonic() + timeout
+    while proc.poll() is None:
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+async def _read_line(stream: trio.abc.ReceiveStream) -> str:
+    data = b""
+    while b"\n" not in data:
+        chunk = await stream.receive_some(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data.split(b"\n", 1)[0].decode(errors="replace").strip()
+
+
+async def _drain(stream: trio.abc.ReceiveStream) -> None:
+    try:
+        while await stream.receive_some(4096):
+            pass
+    except (trio.ClosedResourceError, trio.BrokenResourceError):
+        pass
