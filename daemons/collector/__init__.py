@@ -1,0 +1,1 @@
+"""The collector: stores daemon ads, answers queries (logic.py is its state machine)."""
