@@ -1,0 +1,1 @@
+"""What every daemon knows about jobs: status values, universes, hold and exit codes."""
