@@ -1,0 +1,1 @@
+"""`make bench`: benchmarks that print rates and ratios measured in one run."""
