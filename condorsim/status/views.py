@@ -3,9 +3,10 @@
 How this works
 --------------
 A table view is a list of :class:`Column`. Each column renders one cell per ad (None
-when the value is missing); a column is as wide as its header and its cells, except a
-*truncating* column, which has a fixed width and cuts longer text, as condor_status's
-``%-9.9s``-style columns do. Headers are left-aligned, cells left- or right-aligned;
+when the value is missing); a column is at least its nominal width and grows to fit its
+header and cells (condor_status's auto-width columns: "Benchmarking" widens the 8-wide
+Activity column), except a *truncating* column, which has a fixed width and cuts longer
+text (the ``-any`` view's ``%-41.41s`` Name). Headers are left-aligned, cells left- or right-aligned;
 cells are joined by one space unless a column has no prefix (condor_status's ActvtyTime).
 After the rows come the summary blocks of totals.py.
 
@@ -206,10 +207,10 @@ def _date(attr: str) -> Callable[[ClassAd, int], str | None]:
 _VIEWS: dict[str, list[Column]] = {
     "default": [
         Column("Name", _string("Name"), 4, attrs=("Name",)),
-        Column("OpSys", _string("OpSys"), 10, truncate=True, attrs=("OpSys",)),
-        Column("Arch", _string("Arch"), 6, truncate=True, attrs=("Arch",)),
-        Column("State", _string("State"), 9, truncate=True, attrs=("State",)),
-        Column("Activity", _string("Activity"), 8, truncate=True, attrs=("Activity",)),
+        Column("OpSys", _string("OpSys"), 10, attrs=("OpSys",)),
+        Column("Arch", _string("Arch"), 6, attrs=("Arch",)),
+        Column("State", _string("State"), 9, attrs=("State",)),
+        Column("Activity", _string("Activity"), 8, attrs=("Activity",)),
         Column("LoadAv", _load_avg, 6, right=True, attrs=("CondorLoadAvg",)),
         Column("Mem", _integer("Memory"), 4, right=True, attrs=("Memory",)),
         Column("  ActvtyTime", _activity_time, 12, right=True, prefix=False,

@@ -84,10 +84,12 @@ def matches(ad: ClassAd, constraint: ExprTree | None, now: int) -> bool:
 
 
 def project(ad: ClassAd, projection: Iterable[str]) -> ClassAd:
-    """A copy of ``ad`` holding only the projected attributes it has (case-insensitive)."""
+    """A copy of ``ad`` with only the projected attributes it has (matched case-insensitively,
+    named as the ad names them)."""
+    wanted = {attr.lower() for attr in projection}
     out = ClassAd()
-    for attr in projection:
-        if attr in ad:
+    for attr in ad:
+        if attr.lower() in wanted:
             out[attr] = ad[attr]
     return out
 
@@ -267,6 +269,8 @@ class CollectorState:
             expr: ExprTree | None = target["Requirements"]
         else:
             expr = compile_constraint(target)
+            if expr is None:
+                raise CollectorError("invalidation without a constraint (it would remove every ad)")
         entries = self._entries(adtype)
         doomed = {e.seq for e in entries if matches(e.ad, expr, now)}
         for entry in entries:
