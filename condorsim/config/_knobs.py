@@ -1,0 +1,165 @@
+"""The knob defaults table: every knob condorsim honours, read from ``config/knobs.toml``.
+
+How this works
+--------------
+``config/knobs.toml`` has one table per knob::
+
+    [SCHEDD_INTERVAL]
+    default = "300"          # "" means: no default (HTCondor's empty param_info.in entry)
+    type = "int"             # int, float, bool, string, expr, list
+    meaning = "..."          # one line
+    source = "..."           # where the default comes from (param_info.in, code, docs)
+    min = 1                  # optional range, checked by Config.get_int / get_float
+
+A name may be a template with ``<Placeholder>`` parts, e.g.
+``STARTD_CRON_<Job>_PERIOD`` or ``SLOT<N>_JOB_HOOK_KEYWORD``: :func:`find_knob`
+matches concrete names against them (``<N>`` is digits, any other placeholder a
+word).  Template defaults are documentation only; :class:`Config` uses only the
+defaults of exactly named knobs, as HTCondor's param table does.
+
+:data:`KNOBS` maps names case-insensitively, as HTCondor compares knob names.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ._errors import ConfigError
+
+__all__ = ["KNOBS", "KNOB_TYPES", "KnobInfo", "KnobTable", "find_knob", "load_knob_table"]
+
+KNOB_TYPES = frozenset({"int", "float", "bool", "string", "expr", "list"})
+
+_TABLE_FILE = "knobs.toml"
+_PLACEHOLDER = re.compile(r"<([A-Za-z]+)>")
+
+
+@dataclass(frozen=True, slots=True)
+class KnobInfo:
+    """One row of the knob table.  ``default`` is None when HTCondor has no default."""
+
+    name: str
+    default: str | None
+    type: str
+    meaning: str
+    source: str
+    minimum: float | None = None
+    maximum: float | None = None
+
+    @property
+    def is_template(self) -> bool:
+        """True for a name pattern such as ``STARTD_CRON_<Job>_PERIOD``."""
+        return "<" in self.name
+
+
+class KnobTable(Mapping[str, KnobInfo]):
+    """Knobs by name, case-insensitively; iteration yields the table's spelling."""
+
+    def __init__(self, knobs: list[KnobInfo]) -> None:
+        self._by_key: dict[str, KnobInfo] = {}
+        for knob in knobs:
+            self._by_key[knob.name.upper()] = knob
+        self._templates = [
+            (_template_regex(k.name), k) for k in knobs if k.is_template
+        ]
+
+    def __getitem__(self, name: str) -> KnobInfo:
+        return self._by_key[name.upper()]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.upper() in self._by_key
+
+    def __iter__(self) -> Iterator[str]:
+        return (k.name for k in self._by_key.values())
+
+    def __len__(self) -> int:
+        return len(self._by_key)
+
+    def find(self, name: str) -> KnobInfo | None:
+        """The entry for ``name``: an exact entry, else the first matching template."""
+        exact = self._by_key.get(name.upper())
+        if exact is not None:
+            return exact
+        for regex, knob in self._templates:
+            if regex.fullmatch(name):
+                return knob
+        return None
+
+
+def _template_regex(name: str) -> re.Pattern[str]:
+    parts: list[str] = []
+    pos = 0
+    for m in _PLACEHOLDER.finditer(name):
+        parts.append(re.escape(name[pos : m.start()]))
+        parts.append(r"[0-9]+" if m.group(1) == "N" else r"[A-Za-z0-9_]+?")
+        pos = m.end()
+    parts.append(re.escape(name[pos:]))
+    return re.compile("".join(parts), re.IGNORECASE)
+
+
+def _table_text() -> tuple[str, str]:
+    """The table's text and its path, from the source tree or the installed package."""
+    repo_copy = Path(__file__).resolve().parents[2] / "config" / _TABLE_FILE
+    if repo_copy.is_file():
+        return repo_copy.read_text(encoding="utf-8"), str(repo_copy)
+    packaged = resources.files("condorsim").joinpath(_TABLE_FILE)
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8"), str(packaged)
+    raise ConfigError(f"the knob table {_TABLE_FILE} was not found next to the package")
+
+
+def _number(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{where}: min/max must be numbers")
+    return float(value)
+
+
+def load_knob_table(text: str, source: str = _TABLE_FILE) -> KnobTable:
+    """Parse the TOML knob table; every entry needs default, type, meaning and source."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    knobs: list[KnobInfo] = []
+    for name, row in data.items():
+        where = f"{source}: [{name}]"
+        if not isinstance(row, dict):
+            raise ConfigError(f"{where}: expected a table")
+        missing = [k for k in ("default", "type", "meaning", "source") if k not in row]
+        if missing:
+            raise ConfigError(f"{where}: missing {', '.join(missing)}")
+        unknown = sorted(set(row) - {"default", "type", "meaning", "source", "min", "max"})
+        if unknown:
+            raise ConfigError(f"{where}: unknown field(s) {', '.join(unknown)}")
+        if not all(isinstance(row[k], str) for k in ("default", "type", "meaning", "source")):
+            raise ConfigError(f"{where}: default, type, meaning and source must be strings")
+        if row["type"] not in KNOB_TYPES:
+            raise ConfigError(f"{where}: type must be one of {', '.join(sorted(KNOB_TYPES))}")
+        knobs.append(
+            KnobInfo(
+                name=name,
+                default=row["default"] or None,
+                type=row["type"],
+                meaning=row["meaning"],
+                source=row["source"],
+                minimum=_number(row.get("min"), where),
+                maximum=_number(row.get("max"), where),
+            )
+        )
+    return KnobTable(knobs)
+
+
+KNOBS: KnobTable = load_knob_table(*_table_text())
+
+
+def find_knob(name: str) -> KnobInfo | None:
+    """The table entry that covers ``name`` (exact or template), or None."""
+    return KNOBS.find(name)
