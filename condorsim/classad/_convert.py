@@ -134,6 +134,7 @@ _STRING_ESCAPES: Final = {
     0x0B: "\\v",
     0x5C: "\\\\",
     0x22: '\\"',
+    0x27: "\\'",
 }
 
 
@@ -143,7 +144,7 @@ def quote_string(s: str) -> str:
     Non-printable bytes, including every byte of a non-ASCII character, are written
     as three-digit octal escapes.
     """
-    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+    if s.isascii() and s.isprintable() and not ('"' in s or "'" in s or "\\" in s):
         return f'"{s}"'
     out = ['"']
     for byte in s.encode("utf-8"):

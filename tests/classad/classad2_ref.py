@@ -1,0 +1,171 @@
+"""Test helpers: our values as ClassAd literal text, and HTCondor's C++ evaluator on it.
+
+How this works
+--------------
+The differential tests do not use our parser (written in parallel): they call our
+operator or function directly on values, and build the same expression as text for
+HTCondor's C++ evaluator (``classad2`` from the htcondor wheel), whose result is
+normalised back to our values (UNDEFINED, ERROR, lists) before comparing. Importing
+``htcondor2`` registers HTCondor's extra functions (stringList*, split*, userMap...).
+
+Regression cases are stored as JSON lines whose values use :func:`encode` /
+:func:`decode` (reals by their repr, so -0.0, inf and NaN survive).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from typing import Any
+
+from condorsim.classad._values import ERROR, INT_MIN, UNDEFINED
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import classad2
+    import htcondor2  # noqa: F401  (registers HTCondor's compatibility functions)
+
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\n": "\\n",
+    "\t": "\\t",
+    "\r": "\\r",
+    "\b": "\\b",
+    "\f": "\\f",
+}
+
+HTCONDOR_SPELLING = {
+    "versionle": "versionLE",
+    "versionlt": "versionLT",
+    "versionge": "versionGE",
+    "versiongt": "versionGT",
+    "versioneq": "versionEQ",
+}
+"""Functions HTCondor only recognises in this exact spelling (see docs/classad-values.md)."""
+
+
+def string_literal(s: str) -> str:
+    """A ClassAd string literal for ``s`` (control characters as octal escapes)."""
+    out = []
+    for ch in s:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 32 or ord(ch) == 127:
+            out.append(f"\\{ord(ch):03o}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def literal(v: Any) -> str:
+    """ClassAd expression text that evaluates to the value ``v``.
+
+    Negative numbers are written as negative literals (HTCondor folds ``-5`` into one
+    literal, so inside a list it unparses as ``-5``); callers put operands of binary
+    operators in parentheses.
+    """
+    if v is UNDEFINED:
+        return "undefined"
+    if v is ERROR:
+        return "error"
+    t = type(v)
+    if t is bool:
+        return "true" if v else "false"
+    if t is int:
+        return "-9223372036854775808" if v == INT_MIN else str(v)
+    if t is float:
+        if math.isnan(v):
+            return 'real("NaN")'
+        if math.isinf(v):
+            return 'real("INF")' if v > 0 else 'real("-INF")'
+        return repr(v)
+    if t is str:
+        return string_literal(v)
+    if t is list:
+        return "{" + ", ".join(literal(x) for x in v) + "}"
+    raise TypeError(f"no ClassAd literal for {v!r}")
+
+
+def call_text(name: str, args: tuple[Any, ...]) -> str:
+    """The text of a call to built-in ``name`` (our lower-case key) on literal args."""
+    spelled = HTCONDOR_SPELLING.get(name, name)
+    return f"{spelled}({', '.join(literal(a) for a in args)})"
+
+
+def binary_text(op: str, a: Any, b: Any) -> str:
+    return f"({literal(a)}) {op} ({literal(b)})"
+
+
+def unary_text(op: str, a: Any) -> str:
+    return f"{op}({literal(a)})"
+
+
+def normalise(r: Any) -> Any:
+    """classad2's evaluation result as one of our values."""
+    if isinstance(r, classad2.Value):
+        return ERROR if r == classad2.Value.Error else UNDEFINED
+    if isinstance(r, list):
+        return [normalise(x) for x in r]
+    if isinstance(r, classad2.ExprTree):
+        return normalise(r.eval())
+    return r
+
+
+class ReferenceRefused(Exception):
+    """classad2 could not produce a Python value (e.g. a string cut inside a UTF-8
+    character raises UnicodeDecodeError in its binding)."""
+
+
+def reference_eval(text: str) -> Any:
+    """Evaluate expression text with HTCondor's C++ ClassAd library."""
+    try:
+        return normalise(classad2.ExprTree(text).eval())
+    except UnicodeDecodeError as e:
+        raise ReferenceRefused(str(e)) from None
+
+
+def same_value(ours: Any, theirs: Any) -> bool:
+    """Type-exact equality of two values, NaN equal to NaN, -0.0 distinct from 0.0."""
+    if type(ours) is not type(theirs):
+        return False
+    if type(ours) is float:
+        if math.isnan(ours) or math.isnan(theirs):
+            return math.isnan(ours) and math.isnan(theirs)
+        return ours == theirs and math.copysign(1.0, ours) == math.copysign(1.0, theirs)
+    if type(ours) is list:
+        return len(ours) == len(theirs) and all(
+            same_value(a, b) for a, b in zip(ours, theirs, strict=True)
+        )
+    return bool(ours is theirs or ours == theirs)
+
+
+def encode(v: Any) -> Any:
+    """A value as JSON data: reals as {"real": repr}, specials as {"undefined": 1} etc."""
+    if v is UNDEFINED:
+        return {"undefined": 1}
+    if v is ERROR:
+        return {"error": 1}
+    if type(v) is float:
+        return {"real": repr(v)}
+    if type(v) is list:
+        return [encode(x) for x in v]
+    return v
+
+
+def decode(data: Any) -> Any:
+    """The inverse of :func:`encode`."""
+    if isinstance(data, dict):
+        if "undefined" in data:
+            return UNDEFINED
+        if "error" in data:
+            return ERROR
+        return float(data["real"])
+    if isinstance(data, list):
+        return [decode(x) for x in data]
+    return data
+
+
+def dumps(v: Any) -> str:
+    return json.dumps(encode(v), ensure_ascii=False)
