@@ -300,7 +300,9 @@ def test_a_corrupt_record_after_the_last_commit_ends_the_log(tmp_path: Path) -> 
 
 def test_records_outside_transactions_apply_at_once(tmp_path: Path) -> None:
     path = tmp_path / "job_queue.log"
-    path.write_text("107 3 CreationTimestamp 5\n101 0.0 (empty) (empty)\n103 0.0 NextClusterNum 7\n")
+    path.write_text(
+        "107 3 CreationTimestamp 5\n101 0.0 (empty) (empty)\n103 0.0 NextClusterNum 7\n"
+    )
     result = replay_file(path, now=0)
     assert result.clean
     assert result.state.sequence_number == 3
@@ -324,7 +326,11 @@ def test_compaction_keeps_the_queue_and_starts_with_107(tmp_path: Path) -> None:
     lines = text.splitlines()
     assert lines[0] == f"107 2 CreationTimestamp {T0}"
     assert "105 " not in lines and "106 " not in lines
-    assert lines[1:4] == ["101 01.-1 Job Machine", "103 01.-1 ClusterId 1", '103 01.-1 Owner "alice"']
+    assert lines[1:4] == [
+        "101 01.-1 Job Machine",
+        "103 01.-1 ClusterId 1",
+        '103 01.-1 Owner "alice"',
+    ]
     assert len(text) < len(old_text)
     assert log.size == log.compacted_size == len(text)
     assert log.state.ads == expected.ads
@@ -436,18 +442,20 @@ def test_follower_chains_procs_to_their_cluster(tmp_path: Path) -> None:
         f"107 1 CreationTimestamp {T0}\n"
         "101 3.0 Job Machine\n"
         "103 3.0 ProcId 0\n"
-        "103 3.0 Cmd \"/bin/true\"\n"
+        '103 3.0 Cmd "/bin/true"\n'
         "101 03.-1 Job Machine\n"
-        "103 03.-1 Cmd \"/bin/sleep\"\n"
-        "103 03.-1 Owner \"alice\"\n"
-        "103 3.0 owner \"bob\"\n"
+        '103 03.-1 Cmd "/bin/sleep"\n'
+        '103 03.-1 Owner "alice"\n'
+        '103 3.0 owner "bob"\n'
     )
     follower = JobQueueLogFollower(path)
     follower.poll()
     attrs = job_attrs(follower.state, 3, 0)
     assert attrs is not None
     assert dict(attrs) == {"Cmd": '"/bin/true"', "owner": '"bob"', "ProcId": "0"}
-    assert follower.state["03.-1"] == QueueAd("Job", "Machine", {"Cmd": '"/bin/sleep"', "Owner": '"alice"'})
+    assert follower.state["03.-1"] == QueueAd(
+        "Job", "Machine", {"Cmd": '"/bin/sleep"', "Owner": '"alice"'}
+    )
     assert job_attrs(follower.state, 3, 1) is None
 
 
@@ -470,8 +478,7 @@ def test_follower_skips_bad_lines_and_reports_a_missing_file(tmp_path: Path) -> 
 
 KEYS = ["0.0", cluster_key(1), proc_key(1, 0), proc_key(1, 1), cluster_key(2), proc_key(2, 0)]
 NAMES = ["JobStatus", "jobstatus", "Owner", "Args", "HoldReason"]
-TEXTS = st.sampled_from(['1', '2', '"alice"', '"a b  c"', "x + 1", "{ 1, 2 }", '"é"', "a\\"])
-
+TEXTS = st.sampled_from(["1", "2", '"alice"', '"a b  c"', "x + 1", "{ 1, 2 }", '"é"', "a\\"])
 
 
 @st.composite
