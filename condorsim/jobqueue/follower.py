@@ -23,6 +23,7 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from condorsim.jobqueue.records import (
     HistoricalSequenceNumber,
@@ -66,6 +67,7 @@ class _Probe:
     last_offset: int  # where the last record read starts
     last_line: bytes  # that record's bytes, newline included
     end_offset: int  # just after it
+    lines: int  # complete lines read so far
 
 
 class JobQueueLogFollower:
@@ -83,42 +85,51 @@ class JobQueueLogFollower:
         with a 107 record (HTCondor's prober refuses such a log).
         """
         try:
-            with open(self.path, "rb") as stream:
-                info = os.fstat(stream.fileno())
-                data = stream.read()
+            stream = open(self.path, "rb")
         except FileNotFoundError:
             return FollowResult(FollowKind.MISSING, self.state)
         except OSError as exc:
             raise JobQueueLogError(f"cannot read {self.path}: {exc.strerror}") from None
+        try:
+            with stream:
+                return self._poll(stream)
+        except OSError as exc:
+            raise JobQueueLogError(f"cannot read {self.path}: {exc.strerror}") from None
+
+    def _poll(self, stream: BinaryIO) -> FollowResult:
+        info = os.fstat(stream.fileno())
         file_id = (info.st_dev, info.st_ino)
-        header = self._header(data)
-        previous = self._probe
+        header = self._header(stream.readline())
         if header is None:
             # An empty log (HTCondor: a probe error, then a bulk load of nothing).
             self._probe = None
             self.state = QueueState()
             return FollowResult(FollowKind.BULK, self.state)
+        previous = self._probe
         if (
-            previous is None
-            or previous.file_id != file_id
-            or previous.header != header
-            or len(data) < previous.end_offset
-            or data[previous.last_offset : previous.end_offset] != previous.last_line
+            previous is not None
+            and previous.file_id == file_id
+            and previous.header == header
+            and info.st_size >= previous.end_offset
         ):
-            self.state = QueueState()
-            return self._load(FollowKind.BULK, data, 0, file_id, header)
-        if data.find(b"\n", previous.end_offset) < 0:
-            return FollowResult(FollowKind.NO_CHANGE, self.state)  # at most a partial line
-        return self._load(FollowKind.INCREMENTAL, data, previous.end_offset, file_id, header)
+            stream.seek(previous.last_offset)
+            if stream.read(len(previous.last_line)) == previous.last_line:
+                tail = stream.read()
+                if b"\n" not in tail:
+                    return FollowResult(FollowKind.NO_CHANGE, self.state)  # at most a partial line
+                return self._load(FollowKind.INCREMENTAL, tail, previous, file_id, header)
+        # First poll, or the log was compacted, replaced or rewritten: read it all.
+        stream.seek(0)
+        self.state = QueueState()
+        return self._load(FollowKind.BULK, stream.read(), None, file_id, header)
 
-    def _header(self, data: bytes) -> HistoricalSequenceNumber | None:
-        end = data.find(b"\n")
-        if end < 0:
-            if data:
+    def _header(self, first: bytes) -> HistoricalSequenceNumber | None:
+        if not first.endswith(b"\n"):
+            if first:
                 raise JobQueueLogError(f"{self.path}: line 1: the first record is incomplete")
             return None
         try:
-            record = parse_record(data[:end].decode(ENCODING, ERRORS))
+            record = parse_record(first[:-1].decode(ENCODING, ERRORS))
         except RecordError as exc:
             raise JobQueueLogError(f"{self.path}: line 1: {exc.reason}") from None
         if not isinstance(record, HistoricalSequenceNumber):
@@ -129,21 +140,23 @@ class JobQueueLogFollower:
         self,
         kind: FollowKind,
         data: bytes,
-        offset: int,
+        previous: _Probe | None,
         file_id: tuple[int, int],
         header: HistoricalSequenceNumber,
     ) -> FollowResult:
+        """Apply the complete lines of `data`, which starts where `previous` ended."""
+        base = previous.end_offset if previous else 0
+        lineno = previous.lines if previous else 0
         records: list[LogRecord] = []
         warnings: list[str] = []
-        last_offset = offset
-        lineno = data.count(b"\n", 0, offset)
+        offset = last = 0
         while True:
             end = data.find(b"\n", offset)
             if end < 0:
                 break  # a partial last line waits for the next poll
             lineno += 1
             line = data[offset:end].decode(ENCODING, ERRORS)
-            last_offset, offset = offset, end + 1
+            last, offset = offset, end + 1
             try:
                 record = parse_record(line)
             except RecordError as exc:
@@ -156,8 +169,9 @@ class JobQueueLogFollower:
         self._probe = _Probe(
             file_id=file_id,
             header=header,
-            last_offset=last_offset,
-            last_line=data[last_offset:offset],
-            end_offset=offset,
+            last_offset=base + last,
+            last_line=data[last:offset],
+            end_offset=base + offset,
+            lines=lineno,
         )
         return FollowResult(kind, self.state, tuple(records), tuple(warnings))

@@ -269,9 +269,7 @@ def parse_record(line: str) -> LogRecord:
     if extra.strip():
         raise RecordError(f"unexpected text after {op} record: {extra.strip()!r}")
     if op == OP_NEW_CLASSAD:
-        mytype, targettype = (
-            "" if word == EMPTY_CLASSAD_TYPE_NAME else word for word in args[1:]
-        )
+        mytype, targettype = ("" if word == EMPTY_CLASSAD_TYPE_NAME else word for word in args[1:])
         return NewAd(args[0], mytype, targettype)
     if op == OP_DESTROY_CLASSAD:
         return DestroyAd(args[0])

@@ -194,14 +194,15 @@ class JobQueueLog:
         growth: float = DEFAULT_COMPACT_GROWTH,
     ) -> bool:
         """Whether the log has grown enough to be compacted (see `should_compact`)."""
-        return should_compact(
-            self._size, self._compacted_size, min_bytes=min_bytes, growth=growth
-        )
+        return should_compact(self._size, self._compacted_size, min_bytes=min_bytes, growth=growth)
 
     # -- writing
 
-    def commit(self, ops: Iterable[Op]) -> None:
+    def commit(self, ops: Iterable[Op], *, durable: bool | None = None) -> None:
         """Write `ops` as one transaction, make it durable, then apply it to `state`.
+
+        `durable=False` skips the fdatasync for this transaction (HTCondor's
+        non-durable commit); by default the log's own `durable` setting holds.
 
         Raises `JobQueueLogError`, writing nothing, for an op that cannot be
         written (a newline in a value, a space in a key) or that names an ad
@@ -227,7 +228,7 @@ class JobQueueLog:
         data = text.encode(ENCODING, ERRORS)
         try:
             _write_all(fd, data)
-            if self.durable:
+            if self.durable if durable is None else durable:
                 os.fdatasync(fd)
         except OSError as exc:
             self._broken = True
