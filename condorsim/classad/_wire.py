@@ -1,0 +1,147 @@
+"""The msgpack wire form of a ClassAd, and its validating decoder.
+
+How this works
+--------------
+``ad_to_wire`` maps each attribute name (as spelled) to:
+
+* a native msgpack value for a literal bool, int, float or str;
+* an array for a list literal whose items are all encodable this way (recursively);
+* ``ExtType(1, b"")`` for UNDEFINED and ``ExtType(2, b"")`` for ERROR;
+* ``ExtType(4, packb(ad_to_wire(nested)))`` for a nested ad literal;
+* ``ExtType(3, <canonical ClassAd text, UTF-8>)`` for any other expression (also for a
+  string that is not valid UTF-8, whose text escapes the bytes).
+
+``ad_from_wire`` accepts what ``msgpack.unpackb(..., raw=False)`` returns and checks
+every part; anything else raises :class:`ClassAdWireError` naming the attribute, so a
+bad peer cannot crash a daemon. Round trips give back equal ads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import msgpack
+
+from ._classad import ClassAd
+from ._errors import ClassAdSyntaxError, ClassAdWireError
+from ._parser import parse_expression
+from ._tree import AdExpr, ExprTree, ListExpr, Literal
+from ._unparse import unparse
+from ._values import ERROR, INT_MAX, INT_MIN, UNDEFINED
+
+EXT_UNDEFINED: Final = 1
+EXT_ERROR: Final = 2
+EXT_EXPRESSION: Final = 3
+EXT_CLASSAD: Final = 4
+
+MAX_NESTING: Final = 32
+"""Deepest nesting of lists and ads accepted from the wire."""
+
+
+def _is_utf8(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _encode_data(tree: ExprTree) -> Any:
+    """The wire value of a literal / list / ad tree, or None when it needs text."""
+    t = type(tree)
+    if t is Literal:
+        assert isinstance(tree, Literal)
+        value = tree.value
+        if value is UNDEFINED:
+            return msgpack.ExtType(EXT_UNDEFINED, b"")
+        if value is ERROR:
+            return msgpack.ExtType(EXT_ERROR, b"")
+        if type(value) is str and not _is_utf8(value):
+            return None
+        return value
+    if t is ListExpr:
+        assert isinstance(tree, ListExpr)
+        items = []
+        for item in tree.items:
+            encoded = _encode_data(item)
+            if encoded is None:
+                return None
+            items.append(encoded)
+        return items
+    if t is AdExpr:
+        assert isinstance(tree, AdExpr)
+        return msgpack.ExtType(EXT_CLASSAD, msgpack.packb(_encode_pairs(tree.pairs())))
+    return None
+
+
+def _encode_tree(tree: ExprTree) -> Any:
+    encoded = _encode_data(tree)
+    if encoded is None:
+        return msgpack.ExtType(EXT_EXPRESSION, unparse(tree).encode("utf-8"))
+    return encoded
+
+
+def _encode_pairs(pairs: list[tuple[str, ExprTree]]) -> dict[str, Any]:
+    return {name: _encode_tree(tree) for name, tree in pairs}
+
+
+def ad_to_wire(ad: ClassAd) -> dict[str, Any]:
+    """The msgpack-ready dict of ``ad`` (see the module doc for the layout)."""
+    return _encode_pairs(ad.pairs())
+
+
+def _decode(value: Any, attr: str, depth: int) -> ExprTree:
+    if depth > MAX_NESTING:
+        raise ClassAdWireError(f"attribute {attr!r}: nested more than {MAX_NESTING} levels")
+    t = type(value)
+    if t is bool or t is str or t is float:
+        return Literal(value)
+    if t is int:
+        if value < INT_MIN or value > INT_MAX:
+            raise ClassAdWireError(f"attribute {attr!r}: integer {value} outside 64 bits")
+        return Literal(value)
+    if t is list or t is tuple:
+        return ListExpr(tuple(_decode(item, attr, depth + 1) for item in value))
+    if t is msgpack.ExtType:
+        code, data = value.code, value.data
+        if code == EXT_UNDEFINED or code == EXT_ERROR:
+            if data != b"":
+                raise ClassAdWireError(f"attribute {attr!r}: ext type {code} carries data")
+            return Literal(UNDEFINED if code == EXT_UNDEFINED else ERROR)
+        if code == EXT_EXPRESSION:
+            try:
+                text = data.decode("utf-8")
+                return parse_expression(text)
+            except UnicodeDecodeError:
+                raise ClassAdWireError(f"attribute {attr!r}: expression is not UTF-8") from None
+            except ClassAdSyntaxError as err:
+                raise ClassAdWireError(f"attribute {attr!r}: bad expression: {err}") from None
+        if code == EXT_CLASSAD:
+            try:
+                inner = msgpack.unpackb(data, raw=False, strict_map_key=True)
+            except Exception as err:  # msgpack raises several unrelated types
+                raise ClassAdWireError(f"attribute {attr!r}: bad nested ad: {err}") from None
+            return AdExpr(_decode_pairs(inner, depth + 1, attr))
+        raise ClassAdWireError(f"attribute {attr!r}: unknown ext type {code}")
+    raise ClassAdWireError(f"attribute {attr!r}: a {t.__name__} is not a ClassAd value")
+
+
+def _decode_pairs(mapping: Any, depth: int, where: str = "") -> list[tuple[str, ExprTree]]:
+    if not isinstance(mapping, Mapping):
+        what = f"nested ad in {where!r}" if where else "ClassAd"
+        raise ClassAdWireError(f"{what} is a {type(mapping).__name__}, not a map")
+    pairs: list[tuple[str, ExprTree]] = []
+    for name, value in mapping.items():
+        if type(name) is not str or not name:
+            raise ClassAdWireError(f"attribute name {name!r} is not a non-empty string")
+        pairs.append((name, _decode(value, name, depth)))
+    return pairs
+
+
+def ad_from_wire(mapping: Any) -> ClassAd:
+    """The ClassAd of a decoded wire map; raises ClassAdWireError on malformed input."""
+    try:
+        return ClassAd._from_pairs(_decode_pairs(mapping, 0))
+    except RecursionError:
+        raise ClassAdWireError("ClassAd nested too deeply") from None
