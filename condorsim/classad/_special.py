@@ -13,6 +13,8 @@ the HTCondor compatibility layer (``compat_classad.cpp``):
 * ``unparse(name)`` is the text (HTCondor's multi-line PrettyPrint form) of the
   current ad's own attribute ``name``, ``""`` if absent, ERROR for a non-reference.
 * ``debug(e)`` evaluates ``e``, passes a line of text to ``ctx.debug``, returns it.
+* ``unresolved(name [, regex])`` lists the references of attribute ``name``'s expression
+  that resolve to nothing (comma-separated, sorted), or tells whether one matches.
 * ``evalInEachContext(e, ads)`` / ``countMatches(e, ads)`` evaluate ``e`` (or, when it
   names an attribute, that attribute's expression) with each nested ad of the list
   as the current ad; HTCondor's quirk is kept: when the name is found nowhere during
@@ -22,6 +24,7 @@ the HTCondor compatibility layer (``compat_classad.cpp``):
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from typing import Final
 
@@ -29,7 +32,7 @@ from ._classad import ClassAd
 from ._errors import ClassAdSyntaxError
 from ._ops import logic_value
 from ._parser import parse_expression
-from ._scope import MAX_LOOKUP_DEPTH, Compiled, Env, EvalAbort, find, next_scope
+from ._scope import MAX_LOOKUP_DEPTH, SPECIAL_NAMES, Compiled, Env, EvalAbort, find, next_scope
 from ._tree import AttrRef, ExprTree, FuncCall, ListExpr
 from ._unparse import pretty_unparse, unparse, unparse_value
 from ._values import ERROR, UNDEFINED, Value
@@ -218,7 +221,65 @@ def _guarded(expr: Compiled, element: ClassAd, env: Env) -> Value:
         return ERROR
 
 
+def _unresolved_names(tree: ExprTree, cur: ClassAd, env: Env) -> list[str]:
+    """References of ``tree`` that name nothing, seen from ``cur`` (sorted, any case)."""
+    names: set[str] = set()
+    for node in tree.walk():
+        if type(node) is not AttrRef:
+            continue
+        assert isinstance(node, AttrRef)
+        scope = node.scope
+        if scope is None:
+            if node.absolute or node.lname in SPECIAL_NAMES or node.lname in ("target", "other"):
+                continue
+            if find(cur, node.lname, env)[0] is None:
+                other = env.right if cur is env.left else env.left if cur is env.right else None
+                if other is None or find(other, node.lname, env)[0] is None:
+                    names.add(node.name)
+        elif type(scope) is AttrRef and scope.scope is None and not scope.absolute:
+            assert isinstance(scope, AttrRef)
+            if scope.lname == "my":
+                base: ClassAd | None = cur
+            elif scope.lname == "target":
+                base = env.right if cur is env.left else env.left if cur is env.right else None
+            else:
+                if find(cur, scope.lname, env)[0] is None:
+                    names.add(f"{scope.name}.{node.name}")
+                continue
+            if base is None or find(base, node.lname, env)[0] is None:
+                names.add(node.name)
+    return sorted(names, key=str.lower)
+
+
+def _unresolved(call: FuncCall, compile_tree: Compiler) -> Compiled:
+    args = call.args
+    if not 1 <= len(args) <= 2 or type(args[0]) is not AttrRef:
+        return _error
+    ref = args[0]
+    assert isinstance(ref, AttrRef)
+    pattern_fn = compile_tree(args[1]) if len(args) == 2 else None
+
+    def unresolved(cur: ClassAd, env: Env) -> Value:
+        tree, holder = _deref(ref, cur, env, compile_tree)
+        if tree is None:
+            return UNDEFINED
+        names = _unresolved_names(tree, holder, env)
+        if pattern_fn is None:
+            return ",".join(names)
+        pattern = pattern_fn(cur, env)
+        if type(pattern) is not str:
+            return ERROR
+        try:
+            regex = re.compile(pattern, re.IGNORECASE)
+        except re.error:
+            return ERROR
+        return any(regex.search(name) for name in names)
+
+    return unresolved
+
+
 SPECIAL_FORMS: Final[dict[str, SpecialForm]] = {
+    "unresolved": _unresolved,
     "ifthenelse": _if_then_else,
     "eval": _eval,
     "unparse": _unparse,
