@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
-from condorsim.classad import ERROR, UNDEFINED, ClassAd, EvalContext, parse_expr
+from condorsim.classad import UNDEFINED, ClassAd, EvalContext, parse_expr, unparse_value
 
 from .totals import summary
 
@@ -27,37 +28,15 @@ SORT_ATTRS = ("Machine", "Name")
 
 
 # ----------------------------------------------------------------- values
-def format_real(value: float) -> str:
-    """A real as the ClassAd unparser writes it (``1.0``, ``0.25``, ``1.5E+20``)."""
-    text = f"{value:.15G}"
-    if not re.search(r"[.EN]", text):
-        text += ".0"
-    return text
-
-
 def value_text(value: object) -> str:
-    """A value as ``-af`` prints it: strings unquoted, UNDEFINED as "undefined"."""
+    """A value as ``-af`` prints it: strings unquoted, anything else in old ClassAd syntax
+    (UNDEFINED as "undefined", reals as ``2.0``), as condor_status's unparser does."""
     if type(value) is str:
         return value
-    if type(value) is bool:
-        return "true" if value else "false"
-    if type(value) is int:
-        return str(value)
-    if type(value) is float:
-        return format_real(value)
-    if value is UNDEFINED:
-        return "undefined"
-    if value is ERROR:
-        return "error"
-    if type(value) is list:
-        return "{ " + ",".join(_quoted(v) for v in value) + " }"
-    return str(value)
-
-
-def _quoted(value: object) -> str:
-    if type(value) is str:
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return value_text(value)
+    # ClassAd.to_long() is the package's old-syntax writer; the round trip is exact.
+    holder = ClassAd()
+    holder["v"] = parse_expr(unparse_value(value))
+    return holder.to_long()[len("v = "):-1]
 
 
 def format_time(seconds: int) -> str:
@@ -73,7 +52,7 @@ def _get(ad: ClassAd, attr: str) -> object:
     return ad.evaluate(attr) if attr in ad else UNDEFINED
 
 
-def _is_num(value: object) -> bool:
+def _is_num(value: object) -> TypeGuard[int | float]:
     return type(value) is int or type(value) is float
 
 
@@ -132,7 +111,7 @@ def _string(attr: str) -> Callable[[ClassAd, int], str | None]:
 def _integer(attr: str) -> Callable[[ClassAd, int], str | None]:
     def cell(ad: ClassAd, now: int) -> str | None:
         value = _get(ad, attr)
-        return str(int(value)) if _is_num(value) else None  # type: ignore[call-overload]
+        return str(int(value)) if _is_num(value) else None
 
     return cell
 
@@ -148,12 +127,11 @@ def _activity_time(ad: ClassAd, now: int) -> str | None:
     entered = _get(ad, "EnteredCurrentActivity")
     if type(entered) is not int:
         return None
-    clock = _get(ad, "MyCurrentTime")
-    if type(clock) is not int:
-        clock = _get(ad, "LastHeardFrom")
-    if type(clock) is not int:
-        clock = now
-    return format_time(clock - entered)  # type: ignore[operator]
+    for attr in ("MyCurrentTime", "LastHeardFrom"):
+        clock = _get(ad, attr)
+        if type(clock) is int:
+            return format_time(clock - entered)
+    return format_time(now - entered)
 
 
 def _elapsed(attr: str) -> Callable[[ClassAd, int], str | None]:
@@ -178,7 +156,7 @@ def _readable_mb(attr: str) -> Callable[[ClassAd, int], str | None]:
         value = _get(ad, attr)
         if not _is_num(value):
             return None
-        mb = float(value)  # type: ignore[arg-type]
+        mb = float(value)
         return f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{int(mb)} MB"
 
     return cell
@@ -346,8 +324,12 @@ def format_status(
 
 
 def long_form(ad: ClassAd) -> str:
-    """``attr = expression`` lines, attributes sorted case-insensitively (condor_status -l)."""
-    return "".join(f"{name} = {ad[name]}\n" for name in sorted(ad, key=str.lower))
+    """``attr = expression`` lines in old ClassAd syntax, attributes sorted
+    case-insensitively (condor_status -l)."""
+    ordered = ClassAd()
+    for name in sorted(ad, key=str.lower):
+        ordered[name] = ad[name]
+    return ordered.to_long()
 
 
 def autoformat(ads: Sequence[ClassAd], attrs: Sequence[str], now: int) -> str:
