@@ -214,7 +214,8 @@ def test_autoformat_attributes_and_projection() -> None:
     req = parse_status_args(["-af", "Name", "Memory", "-constraint", "Memory > 1"])
     assert req == StatusRequest("Machine", "af", "Memory > 1", ["Name", "Memory", "Machine"],
                                 ["Name", "Memory"])
-    assert parse_status_args(["-autoformat", "Memory/1024"]).projection is None
+    expr = parse_status_args(["-autoformat", "Memory/1024", "Cpus + Disk", "time()"])
+    assert expr.projection == ["Memory", "Cpus", "Disk", "Machine", "Name"]
 
 
 def test_constraints_are_anded_and_names_ored() -> None:

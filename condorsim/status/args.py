@@ -12,7 +12,6 @@ reported before any query. The projection is what the view reads plus the sort k
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -67,7 +66,6 @@ _TYPE_FLAGS = {  # flag -> (shortest accepted prefix, ad type, view)
     "collector": (3, "Collector", "collector"),
     "any": (3, "Any", "any"),
 }
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\Z")
 
 
 def _dash_word(arg: str) -> str | None:
@@ -146,8 +144,10 @@ def parse_status_args(argv: Sequence[str]) -> StatusRequest:
     if mode == "long":
         projection = None
     elif mode == "af":
-        plain = all(_IDENTIFIER.match(a) and "." not in a for a in af_attrs)
-        projection = _merge(af_attrs, _views.SORT_ATTRS) if plain else None
+        refs = [name for a in af_attrs for scope, name in sorted(parse_expr(a).references(),
+                                                                  key=lambda r: r[1].lower())
+                if scope in (None, "MY")]
+        projection = _merge(refs, _views.SORT_ATTRS)
     else:
         projection = _merge(_views.projection_of(mode), _views.SORT_ATTRS)
     return StatusRequest(adtype, mode, constraint, projection, af_attrs or None)

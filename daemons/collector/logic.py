@@ -85,8 +85,19 @@ def matches(ad: ClassAd, constraint: ExprTree | None, now: int) -> bool:
 
 def project(ad: ClassAd, projection: Iterable[str]) -> ClassAd:
     """A copy of ``ad`` with only the projected attributes it has (matched case-insensitively,
-    named as the ad names them)."""
-    wanted = {attr.lower() for attr in projection}
+    named as the ad names them), plus the attributes of the ad that projected expressions
+    refer to, transitively -- as HTCondor's putClassAd expands a whitelist, so the
+    receiver can still evaluate what it asked for."""
+    wanted: set[str] = set()
+    todo = [attr.lower() for attr in projection]
+    while todo:
+        attr = todo.pop()
+        if attr in wanted:
+            continue
+        wanted.add(attr)
+        if attr in ad and not ad[attr].is_literal:
+            todo.extend(name.lower() for scope, name in ad[attr].references()
+                        if scope in (None, "MY") and name in ad)
     out = ClassAd()
     for attr in ad:
         if attr.lower() in wanted:

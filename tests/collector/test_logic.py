@@ -150,6 +150,15 @@ def test_constraint_query_with_projection(pool: CollectorState) -> None:
     assert ads[0].evaluate("Memory") == 2048
 
 
+def test_projection_keeps_what_projected_expressions_refer_to() -> None:
+    state = CollectorState()
+    ad = make_ad({"Start": "KeyboardIdle > Limit && TARGET.Owner == MY.Boss",
+                  "Limit": "2 * Base"}, Name="s@a", KeyboardIdle=5, Base=3, Boss="x", Other=1)
+    state.update("Machine", ad, now=1)
+    [got] = state.query("Machine", projection=["Start"], now=1)
+    assert sorted(got) == ["Base", "Boss", "KeyboardIdle", "Limit", "Start"]
+
+
 def test_query_time_is_now(pool: CollectorState) -> None:
     assert len(pool.query("Machine", "LastHeardFrom >= time() - 5", now=15)) == 3
     assert pool.query("Machine", "LastHeardFrom >= time() - 5", now=16) == []
