@@ -30,7 +30,6 @@ AdKey: TypeAlias = tuple[str, str]
 """(name, host): the collector's hash key of one ad."""
 
 ANY_ADTYPE: Final = "Any"
-GENERIC_ADTYPE: Final = "Generic"
 
 
 class CollectorError(Exception):

@@ -190,7 +190,8 @@ class CollectorState:
         del self._tables[entry.adtype][entry.key]
 
     def expire(self, now: int) -> list[ClassAd]:
-        """Drop every stale ad (``now - LastHeardFrom > lifetime``); return them, oldest first."""
+        """Drop every stale ad (``now - LastHeardFrom > lifetime``); return them, soonest
+        deadline first."""
         removed: list[ClassAd] = []
         while self._heap and self._heap[0][0] < now:
             item = heapq.heappop(self._heap)
