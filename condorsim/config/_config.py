@@ -280,7 +280,7 @@ class Config:
             directory = self._relative_to(found, base) / item
             try:
                 entries = sorted(str(p) for p in directory.iterdir() if not p.is_dir())
-            except OSError:
+            except (OSError, ValueError):
                 continue  # HTCondor logs "Cannot open" and goes on
             for entry in entries:
                 if pattern is not None and pattern.search(Path(entry).name):
@@ -427,6 +427,25 @@ class Config:
     def warnings(self) -> tuple[str, ...]:
         """Warnings met while reading (``warning :`` lines, obsolete ``:`` assignments...)."""
         return tuple(self._warnings)
+
+    def name_used(self, name: str) -> str | None:
+        """The name whose value ``get`` uses (``SCHEDD.X`` for ``X`` read by the schedd), or None."""
+        found = self._macros.lookup(name)
+        return found.name if found is not None else None
+
+    def entries(self) -> list[tuple[str, str, Origin]]:
+        """Every set name with its raw value and origin, sorted by name."""
+        return sorted(
+            ((m.name, m.raw, m.origin) for m in self._macros.items.values()),
+            key=lambda entry: entry[0].upper(),
+        )
+
+    def expand(self, text: str) -> str:
+        """Expand the macros in ``text`` against this configuration."""
+        try:
+            return self._expander.expand(text)
+        except ExpandError as exc:
+            raise ConfigError(f"{text!r}: {exc}") from None
 
     def origin(self, name: str) -> Origin | None:
         """The :class:`Origin` of the value ``get`` uses, or None."""

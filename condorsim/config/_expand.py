@@ -305,13 +305,13 @@ class Expander:
             if j < 0:
                 out.append(text[i:])
                 return "".join(out)
+            out.append(text[i:j])
             body = _parse_body(text, j + 2)
             if body is None or body[0].upper() not in selves or (j > 0 and text[j - 1] == "$"):
                 out.append(text[j : j + 2])
                 i = j + 2
                 continue
             ref, default, end = body
-            out.append(text[i:j])
             found = self.macros.lookup(ref)
             previous = found.raw if found is not None else ""
             out.append(previous if previous or default is None else default)

@@ -82,13 +82,19 @@ class KnobTable(Mapping[str, KnobInfo]):
         return len(self._by_key)
 
     def find(self, name: str) -> KnobInfo | None:
-        """The entry for ``name``: an exact entry, else the first matching template."""
+        """The entry for ``name``: an exact entry, else the first matching template.
+
+        A name with a subsystem or local-name prefix (``SCHEDD.SCHEDD_INTERVAL``)
+        is found by the part after the last dot.
+        """
         exact = self._by_key.get(name.upper())
         if exact is not None:
             return exact
         for regex, knob in self._templates:
             if regex.fullmatch(name):
                 return knob
+        if "." in name:
+            return self.find(name.rsplit(".", 1)[1])
         return None
 
 

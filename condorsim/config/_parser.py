@@ -54,6 +54,8 @@ def read_config_file(path: Path, origin: Origin | None = None) -> str:
         info = path.stat()
     except OSError as exc:
         raise ConfigError(f"cannot read configuration file {path}: {exc.strerror}", origin) from None
+    except ValueError:  # a NUL in the name
+        raise ConfigError(f"cannot read configuration file {path!r}: invalid file name", origin) from None
     if not stat.S_ISREG(info.st_mode):
         raise ConfigError(f"cannot read configuration file {path}: not a regular file", origin)
     if info.st_size > MAX_FILE_BYTES:
@@ -132,9 +134,9 @@ class Parser:
         last = Origin(source, 1)
         for number, line in logical_lines(text):
             origin = fixed or Origin(source, number)
-            last = origin
             if not line or line.startswith("#"):
                 continue
+            last = origin
             if here is not None:
                 if line == "@" + here.tag:
                     self.set_value(here.name, "\n".join(here.lines), here.origin)
@@ -251,13 +253,13 @@ class Parser:
     def _statement(
         self, line: str, origin: Origin, base_dir: Path, depth: int, source: str
     ) -> _HereDoc | None:
+        if line.startswith("[") and not any(c in line for c in "=:"):
+            return None  # an ini-style section header (the manual; the C++ code rejects spaces)
         n = len(line)
         i = 0
         while i < n and line[i] not in WHITESPACE and line[i] not in "=:":
             i += 1
         if i == n:
-            if line.startswith("["):
-                return None
             raise ConfigError(f"expected NAME = value, not {line!r}", origin)
         raw_name, before, op, rhs = line[:i], "", line[i], line[i + 1 :]
         if op not in "=:":
