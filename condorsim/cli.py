@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+
 from condorsim import pool as poolmod
 
 

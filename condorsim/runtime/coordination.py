@@ -53,13 +53,17 @@ class CoordinatorHost:
     async def run(self, network: Network, *, task_status: trio.TaskStatus[str]) -> None:
         """Listen for participants and coordinate until cancelled."""
         address, listener = await network.listen()
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            self._apply(self.coordinator.join(self.local_name))
-            task_status.started(address)
-            while True:
-                stream = await listener.accept()
-                nursery.start_soon(self._serve_link, MessageStream(stream))
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                self._apply(self.coordinator.join(self.local_name))
+                task_status.started(address)
+                while True:
+                    stream = await listener.accept()
+                    nursery.start_soon(self._serve_link, MessageStream(stream))
+        finally:
+            with trio.CancelScope(shield=True):
+                await listener.aclose()
 
     async def _serve_link(self, ms: MessageStream) -> None:
         name = None
@@ -93,6 +97,8 @@ class CoordinatorHost:
                 del self._links[name]
                 self._apply(self.coordinator.leave(name))
             out_send.close()
+            with trio.CancelScope(shield=True):
+                await ms.aclose()
 
     async def _pump(self, ms: MessageStream, out: trio.MemoryReceiveChannel[object]) -> None:
         async with out:
@@ -146,8 +152,8 @@ async def run_participant_link(
     """This process's side of virtual time: runs until the coordinator goes away."""
     stream = await network.connect(address)
     ms = MessageStream(stream)
-    await ms.send(SIM_CLOCK_HELLO(name=name, pid=os.getpid()))
     try:
+        await ms.send(SIM_CLOCK_HELLO(name=name, pid=os.getpid()))
         while True:
             msg = await ms.receive()
             if isinstance(msg, SIM_CLOCK_POLL):
@@ -163,8 +169,11 @@ async def run_participant_link(
                 participant.run_end_of_instant()
             elif isinstance(msg, SIM_CLOCK_PREPARE):
                 clock.prepare(msg.now)
-                await ms.send(SIM_CLOCK_PREPARED())
+                await ms.send(SIM_CLOCK_PREPARED(now=msg.now))
             elif isinstance(msg, SIM_CLOCK_ADVANCE):
                 clock.advance(msg.now)
     except (ConnectionClosed, trio.BrokenResourceError, OSError):
         return
+    finally:
+        with trio.CancelScope(shield=True):
+            await ms.aclose()

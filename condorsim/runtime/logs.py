@@ -45,10 +45,8 @@ def _add_times(_logger: Any, _method: str, event: dict[str, Any]) -> dict[str, A
 class _Tee:
     """A structlog logger writing rendered JSON to a file and, optionally, a console line."""
 
-    def __init__(self, file: TextIO | None, console: TextIO | None) -> None:
+    def __init__(self, file: TextIO | None) -> None:
         self._file = file
-        self._console = console
-        self._console_render = structlog.dev.ConsoleRenderer(colors=False)
 
     def msg(self, message: str) -> None:
         if self._file is not None:
@@ -68,7 +66,7 @@ def daemon_logger(
         name = LOG_NAMES.get(base, f"{base.capitalize()}Log")
         path = Path(log_dir) / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - lives as long as the daemon
+        file = open(path, "a", encoding="utf-8")
     processors: list[Any] = [
         structlog.processors.add_log_level,
         _add_times,
@@ -76,13 +74,14 @@ def daemon_logger(
     if console:
         processors.append(_console_echo)
     processors.append(structlog.processors.JSONRenderer())
-    return structlog.wrap_logger(
-        _Tee(file, sys.stderr if console else None),
+    logger: structlog.typing.FilteringBoundLogger = structlog.wrap_logger(
+        _Tee(file),
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(0),
         context_class=dict,
         cache_logger_on_first_use=True,
     ).bind(daemon=daemon)
+    return logger
 
 
 _console = structlog.dev.ConsoleRenderer(colors=False)

@@ -219,14 +219,18 @@ class Endpoint:
         carries on. ``task_status.started`` receives the listening address.
         """
         address, listener = await self.network.listen(port)
-        async with trio.open_nursery() as nursery:
-            task_status.started(address)
-            while True:
-                try:
-                    stream = await listener.accept()
-                except (trio.ClosedResourceError, trio.EndOfChannel):
-                    return
-                nursery.start_soon(self._serve_one, stream, handler)
+        try:
+            async with trio.open_nursery() as nursery:
+                task_status.started(address)
+                while True:
+                    try:
+                        stream = await listener.accept()
+                    except (trio.ClosedResourceError, trio.EndOfChannel):
+                        return
+                    nursery.start_soon(self._serve_one, stream, handler)
+        finally:
+            with trio.CancelScope(shield=True):
+                await listener.aclose()
 
     async def _serve_one(self, stream: trio.abc.Stream, handler: Handler) -> None:
         conn = Conn(

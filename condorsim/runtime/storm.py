@@ -71,7 +71,7 @@ class StormDaemon:
         self._ctx = ctx
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
-            address = await nursery.start(lambda ts: ctx.serve(self._handle, task_status=ts))
+            address = await nursery.start(lambda task_status: ctx.serve(self._handle, task_status=task_status))
             task_status.started(address)
 
     async def _handle(self, msg: Message, conn: Conn) -> None:
@@ -120,6 +120,98 @@ class StormDaemon:
         conn = await self._ctx.connect(address, "storm")
         async with conn:
             await conn.send(SIM_STORM_PING(sent_at=trio.current_time(), hops=hops))
+
+
+@dataclass
+class StormOutcome:
+    tallies: list[dict[str, object]]
+    jumps: int
+    final_time: float
+    finish_reason: str
+    wall_seconds: float
+
+
+def run_storm(
+    processes: int,
+    *,
+    seed: int,
+    timers: int,
+    horizon: float = 3600.0,
+    max_burst: int = 3,
+    max_hops: int = 3,
+    start: float = 1_767_225_600.0,
+    run_dir: str | None = None,
+) -> StormOutcome:
+    """Run a storm over ``processes`` real daemon processes on virtual time; return the tallies.
+
+    This process hosts the coordinator and takes part as ``driver``.
+    """
+    import tempfile
+    import time
+
+    from condorsim.runtime.clock import VirtualClock
+    from condorsim.runtime.coordination import CoordinatorHost
+    from condorsim.runtime.coordinator import Coordinator
+    from condorsim.runtime.network import Endpoint, TcpNetwork
+    from condorsim.runtime.participant import Participant
+
+    clock = VirtualClock(start)
+    workdir = run_dir or tempfile.mkdtemp(prefix="condorsim-storm-")
+
+    async def main() -> StormOutcome:
+        participant = Participant(clock)
+        network = TcpNetwork()
+        coordinator = Coordinator(now=start)
+        host = CoordinatorHost(coordinator, clock, participant, local_name="driver")
+        endpoint = Endpoint(name="driver", network=network, participant=participant)
+        procs: list[trio.Process] = []
+        t0 = time.perf_counter()
+        async with trio.open_nursery() as nursery:
+            coord_address = await nursery.start(lambda task_status: host.run(network, task_status=task_status))
+            addresses = []
+            for i in range(processes):
+                name = f"storm{i + 1}"
+                coordinator.expect(name)
+                with participant.busy():
+                    proc = await trio.lowlevel.open_process(
+                        [sys.executable, "-m", "condorsim.runtime.storm", "--name", name,
+                         "--run-dir", workdir, "--clock", "virtual",
+                         "--coordinator", coord_address, "--start", repr(start)],
+                        stdout=__import__("subprocess").PIPE,
+                    )
+                    procs.append(proc)
+                    assert proc.stdout is not None
+                    line = b""
+                    while not line.endswith(b"\n"):
+                        chunk = await proc.stdout.receive_some(1024)
+                        if not chunk:
+                            raise RuntimeError(f"{name} exited before listening")
+                        line += chunk
+                addresses.append(line.decode().strip())
+            for i, address in enumerate(addresses):
+                conn = await endpoint.connect(address, f"storm{i + 1}")
+                async with conn:
+                    await conn.request(SIM_STORM_START(
+                        peers=addresses, seed=seed * 1000 + i, timers=timers,
+                        horizon=horizon, max_burst=max_burst, max_hops=max_hops))
+            await host.finished.wait()
+            wall = time.perf_counter() - t0
+            tallies = []
+            for i, address in enumerate(addresses):
+                conn = await endpoint.connect(address, f"storm{i + 1}")
+                async with conn:
+                    reply = await conn.request(SIM_STORM_REPORT())
+                    assert isinstance(reply, SIM_STORM_RESULT)
+                    tallies.append(json.loads(reply.tally))
+            for proc in procs:
+                proc.terminate()
+            with participant.busy():
+                for proc in procs:
+                    await proc.wait()
+            nursery.cancel_scope.cancel()
+        return StormOutcome(tallies, coordinator.jumps, clock.now, host.finish_reason, wall)
+
+    return trio.run(main, clock=clock)
 
 
 def main() -> int:

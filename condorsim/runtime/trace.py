@@ -74,7 +74,7 @@ class Tracer:
             "t": int(now) if now == int(now) else now,
             "from": sender,
             "to": receiver,
-            "cmd": type(msg).__name__,
+            "cmd": getattr(msg, "command", type(msg).__name__),
             "job": message_job(msg),
             "attrs": message_attrs(msg),
         }

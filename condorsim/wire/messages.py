@@ -383,7 +383,7 @@ class SIM_CLOCK_IDLE(Message):
     sent: int
     received: int
     next_deadline: float | None
-    busy: bool
+    eoi_pending: bool
 
 
 @message("SIM_END_OF_INSTANT")

@@ -63,7 +63,7 @@ class Collector:
             except ValueError:
                 port = 0
         async with trio.open_nursery() as nursery:
-            address = await nursery.start(lambda ts: ctx.serve(self._handle, task_status=ts, port=port))
+            address = await nursery.start(lambda task_status: ctx.serve(self._handle, task_status=task_status, port=port))
             nursery.start_soon(self._expire_loop)
             task_status.started(address)
 
@@ -91,7 +91,7 @@ class Collector:
                 self._wakeup.set()
                 return  # updates are one-way, as in HTCondor
             adtype = QUERY_TYPES.get(type(msg))
-            if adtype is not None or isinstance(msg, m.QUERY_ADS_GENERIC):
+            if adtype is not None or isinstance(msg, m.QUERY_GENERIC_ADS):
                 if adtype is None:
                     adtype = msg.adtype  # type: ignore[attr-defined]
                 ads = self.state.query(
@@ -108,5 +108,5 @@ class Collector:
             await conn.send(m.FAILED(reason=f"the collector does not take {type(msg).__name__}"))
         except CollectorError as e:
             self._ctx.log.warning("bad_request", cmd=type(msg).__name__, error=str(e))
-            if QUERY_TYPES.get(type(msg)) or isinstance(msg, m.QUERY_ADS_GENERIC):
+            if QUERY_TYPES.get(type(msg)) or isinstance(msg, m.QUERY_GENERIC_ADS):
                 await conn.send(m.FAILED(reason=str(e)))

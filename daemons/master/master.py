@@ -25,6 +25,7 @@ from pathlib import Path
 
 import trio
 
+from condorsim.classad import ClassAd
 from condorsim.runtime.coordinator import Coordinator
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
@@ -38,6 +39,7 @@ from condorsim.wire.messages import (
     FAILED,
     OK,
     RESTART,
+    UPDATE_MASTER_AD,
 )
 
 from .logic import PlannedDaemon, RestartPolicy, daemon_plan
@@ -108,10 +110,32 @@ class Master:
                         self.collector_address = child.address
                 self.all_up.set()
                 ctx.log.info("all_daemons_started", daemons=[p.name for p in plan])
+                if self.collector_address is not None:
+                    await self._advertise(address)
                 await trio.sleep_forever()
             finally:
                 with trio.CancelScope(shield=True):
                     await self.stop_all()
+
+    async def _advertise(self, address: str) -> None:
+        """UPDATE_MASTER_AD to the collector every MASTER_UPDATE_INTERVAL."""
+        assert self._ctx is not None and self.collector_address is not None
+        interval = self._ctx.config.get_int("MASTER_UPDATE_INTERVAL", 300)
+        while True:
+            ad = ClassAd()
+            ad["MyType"] = "DaemonMaster"
+            ad["Name"] = "master@localhost"
+            ad["Machine"] = "localhost"
+            ad["MyAddress"] = address
+            ad["DaemonList"] = ", ".join(["MASTER", *(c.planned.key for c in self.children.values())])
+            ad["UpdateInterval"] = interval
+            try:
+                conn = await self._ctx.connect(self.collector_address, "collector")
+                async with conn:
+                    await conn.send(UPDATE_MASTER_AD(ad=ad))
+            except (OSError, ConnectionRefusedError) as e:
+                self._ctx.log.warning("collector_update_failed", error=str(e))
+            await trio.sleep(interval)
 
     async def _handle(self, msg: Message, conn: Conn) -> None:
         if isinstance(msg, DC_OFF_GRACEFUL | DC_OFF_FAST | DAEMONS_OFF):
@@ -170,7 +194,7 @@ class Master:
         if self.coordinator is not None:
             self.coordinator.expect(name)
         with self._ctx.busy():
-            err = open(log_dir / f"{name}.stderr", "ab")  # noqa: SIM115 - handed to the child
+            err = open(log_dir / f"{name}.stderr", "ab")
             try:
                 proc = await trio.lowlevel.open_process(
                     self._argv(child), stdout=subprocess.PIPE, stderr=err, env=self._env(),
