@@ -185,9 +185,7 @@ class _Parser:
             kind = self.peek()
             if kind == "[":
                 token = self.take()
-                self.enter()
                 index = self.expression()
-                self.depth -= 1
                 self.expect("]", "']' closing the subscript")
                 line, col = self.position(token.pos)
                 tree = Subscript(tree, index, line, col)
@@ -218,9 +216,7 @@ class _Parser:
         if kind == "error":
             return Literal(ERROR, line, col)
         if kind == "(":
-            self.enter()
             inner = self.expression()
-            self.depth -= 1
             self.expect(")", "')'")
             return Paren(inner, line, col)
         if kind == ".":
@@ -238,7 +234,6 @@ class _Parser:
 
     def arguments(self) -> tuple[ExprTree, ...]:
         self.take()  # "("
-        self.enter()
         args: list[ExprTree] = []
         while self.peek() != ")":
             args.append(self.expression())
@@ -249,11 +244,9 @@ class _Parser:
             elif kind != ")":
                 raise self.unexpected("',' or ')' in the argument list")
         self.take()
-        self.depth -= 1
         return tuple(args)
 
     def list_rest(self, line: int, col: int) -> ListExpr:
-        self.enter()
         items: list[ExprTree] = []
         while self.peek() != "}":
             items.append(self.expression())
@@ -263,12 +256,10 @@ class _Parser:
             elif kind != "}":
                 raise self.unexpected("',' or '}' in the list")
         self.take()
-        self.depth -= 1
         return ListExpr(tuple(items), line, col)
 
     def ad_rest(self) -> list[tuple[str, ExprTree]]:
         """Attributes after an opening '[' up to and including the closing ']'."""
-        self.enter()
         pairs: list[tuple[str, ExprTree]] = []
         while self.peek() != "]":
             token = self.take()
@@ -283,7 +274,6 @@ class _Parser:
             if kind not in (";", "]"):
                 raise self.unexpected("';' or ']' after the attribute")
         self.take()
-        self.depth -= 1
         return pairs
 
     def end(self) -> None:
