@@ -16,7 +16,7 @@ def main(argv: list[str]) -> int:
     try:
         req = parse_status_args(argv)
     except StatusArgError as e:
-        print(f"condorsim status: {e}\n{USAGE}", file=sys.stderr)
+        print(f"condorsim status: {e.reason}\n{USAGE}", file=sys.stderr)
         return 1
     if req.help:
         print(USAGE)

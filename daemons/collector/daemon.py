@@ -18,33 +18,8 @@ from condorsim.runtime.network import Conn, parse_sinful
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
+from .keys import INVALIDATE_COMMANDS, QUERY_COMMANDS, UPDATE_COMMANDS, adtype_for_command
 from .logic import CollectorError, CollectorState
-
-UPDATE_TYPES: dict[type, str] = {
-    m.UPDATE_STARTD_AD: "Machine",
-    m.UPDATE_SCHEDD_AD: "Scheduler",
-    m.UPDATE_SUBMITTOR_AD: "Submitter",
-    m.UPDATE_NEGOTIATOR_AD: "Negotiator",
-    m.UPDATE_MASTER_AD: "DaemonMaster",
-    m.UPDATE_COLLECTOR_AD: "Collector",
-    m.UPDATE_GRID_AD: "Grid",
-}
-QUERY_TYPES: dict[type, str] = {
-    m.QUERY_STARTD_ADS: "Machine",
-    m.QUERY_SCHEDD_ADS: "Scheduler",
-    m.QUERY_SUBMITTOR_ADS: "Submitter",
-    m.QUERY_MASTER_ADS: "DaemonMaster",
-    m.QUERY_NEGOTIATOR_ADS: "Negotiator",
-    m.QUERY_COLLECTOR_ADS: "Collector",
-    m.QUERY_ANY_ADS: "Any",
-}
-INVALIDATE_TYPES: dict[type, str] = {
-    m.INVALIDATE_STARTD_ADS: "Machine",
-    m.INVALIDATE_SCHEDD_ADS: "Scheduler",
-    m.INVALIDATE_SUBMITTOR_ADS: "Submitter",
-    m.INVALIDATE_MASTER_ADS: "DaemonMaster",
-    m.INVALIDATE_NEGOTIATOR_ADS: "Negotiator",
-}
 
 
 class Collector:
@@ -81,32 +56,26 @@ class Collector:
     async def _handle(self, msg: Message, conn: Conn) -> None:
         assert self.state is not None
         now = int(trio.current_time())
+        command = msg.command
         try:
-            adtype = UPDATE_TYPES.get(type(msg))
-            if adtype is not None or isinstance(msg, m.UPDATE_AD_GENERIC):
+            if command in UPDATE_COMMANDS or isinstance(msg, m.UPDATE_AD_GENERIC):
                 ad = msg.ad  # type: ignore[attr-defined]
-                if adtype is None:
-                    adtype = str(ad.evaluate("MyType"))
-                self.state.update(adtype, ad, now)
+                self.state.update(adtype_for_command(command, ad), ad, now)
                 self._wakeup.set()
                 return  # updates are one-way, as in HTCondor
-            adtype = QUERY_TYPES.get(type(msg))
-            if adtype is not None or isinstance(msg, m.QUERY_GENERIC_ADS):
-                if adtype is None:
-                    adtype = msg.adtype  # type: ignore[attr-defined]
+            if command in QUERY_COMMANDS or isinstance(msg, m.QUERY_GENERIC_ADS):
+                adtype = getattr(msg, "adtype", None) or QUERY_COMMANDS[command]
                 ads = self.state.query(
                     adtype, msg.constraint or None, msg.projection or None, now  # type: ignore[attr-defined]
                 )
                 await conn.send(m.QUERY_RESULT(ads=ads))
                 return
-            adtype = INVALIDATE_TYPES.get(type(msg))
-            if adtype is not None or isinstance(msg, m.INVALIDATE_ADS_GENERIC):
-                if adtype is None:
-                    adtype = msg.adtype  # type: ignore[attr-defined]
+            if command in INVALIDATE_COMMANDS or isinstance(msg, m.INVALIDATE_ADS_GENERIC):
+                adtype = getattr(msg, "adtype", None) or INVALIDATE_COMMANDS[command]
                 self.state.invalidate(adtype, msg.constraint, now)  # type: ignore[attr-defined]
                 return
-            await conn.send(m.FAILED(reason=f"the collector does not take {type(msg).__name__}"))
+            await conn.send(m.FAILED(reason=f"the collector does not take {command}"))
         except CollectorError as e:
-            self._ctx.log.warning("bad_request", cmd=type(msg).__name__, error=str(e))
-            if QUERY_TYPES.get(type(msg)) or isinstance(msg, m.QUERY_GENERIC_ADS):
+            self._ctx.log.warning("bad_request", cmd=command, error=str(e))
+            if command in QUERY_COMMANDS or isinstance(msg, m.QUERY_GENERIC_ADS):
                 await conn.send(m.FAILED(reason=str(e)))
