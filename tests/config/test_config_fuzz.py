@@ -41,9 +41,13 @@ def query(config: Config) -> None:
                 read(name)
             except ConfigError:
                 pass
-        for typed in (config.get_int, config.get_float, config.get_bool):
+        for typed in (
+            lambda n: config.get_int(n, 0),
+            lambda n: config.get_float(n, 0.0),
+            lambda n: config.get_bool(n, False),
+        ):
             try:
-                typed(name, 0)  # type: ignore[operator]
+                typed(name)
             except ConfigError:
                 pass
 
