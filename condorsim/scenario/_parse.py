@@ -113,10 +113,17 @@ def _check_top_level(ctx: FileContext, data: dict[str, Any]) -> None:
         if key in _HEADER_KEYS:
             raise ctx.error(f"'{key}' is before any section header: put it under [scenario]",
                             key=key)
-        shape = f"[[{key}]]" if isinstance(value, list) else f"[{key}]" \
-            if isinstance(value, dict) else f"'{key}'"
-        hint = did_you_mean(key, known) or f" (expected {', '.join(known)})"
-        raise ctx.error(f"unknown section {shape}{hint}", section=key, key=key)
+        is_array = isinstance(value, list)
+        shape = "[[{}]]" if is_array else "[{}]" if isinstance(value, dict) else "'{}'"
+        close = did_you_mean(key, known)
+        if close:
+            best = close.split("'")[1]
+            hint = f" (did you mean [{best}]?)" if best in _TABLES else \
+                f" (did you mean [[{best}]]?)"
+        else:
+            hint = f" (expected {', '.join(known)})"
+        raise ctx.error(f"unknown section {shape.format(key)}{hint}", section=key,
+                        index=int(is_array), key=key)
     if "scenario" not in data:
         raise ctx.error('missing the [scenario] section (it needs at least name = "...")')
     for key in _TABLES:

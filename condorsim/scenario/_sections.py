@@ -120,6 +120,11 @@ def parse_machine(entry: Entry) -> MachineSpec:
     if not _MACHINE_NAME.fullmatch(name):
         entry.fail("name", f"'{name}' is not a machine name (letters, digits, '_', '-', '.')")
     slots = entry.integer("slots", 1, minimum=1)
+    for key in ("cpus", "memory", "disk"):
+        amount = entry.raw(key)
+        if type(amount) is int and 0 <= amount < slots:
+            entry.fail(key, f"{amount} cannot be split over {slots} slots "
+                            "(each slot needs at least 1)")
     attrs: dict[str, str] = {}
     if entry.has("attrs"):
         table = entry.raw("attrs")
@@ -276,11 +281,11 @@ def parse_expect(entry: Entry, start: int) -> ExpectSpec:
                                 f"(found {' and '.join(subjects)})")
     subject = subjects[0]
     if entry.has("count") and subject == "job":
-        entry.fail("count", "count is only for constraint or ads (a job is one job)")
+        entry.fail("count", "only for constraint or ads (a job is one job)")
     if entry.has("where") and subject != "ads":
-        entry.fail("where", "where is only for ads (for jobs, use constraint)")
+        entry.fail("where", "only for ads (for jobs, use constraint)")
     if entry.has("events") and subject == "ads":
-        entry.fail("events", "events are only for jobs (job or constraint)")
+        entry.fail("events", "only for jobs (job or constraint)")
     checks = [k for k in ("that", "count", "events") if entry.has(k)]
     if not checks:
         what = "that or events" if subject == "job" else \
