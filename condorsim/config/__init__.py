@@ -18,9 +18,10 @@ Example::
 
 from __future__ import annotations
 
-from ._config import Config, find_config_file, split_list
+from ._config import Config, find_config_file
 from ._errors import ConfigError, Origin
 from ._knobs import KNOBS, KnobInfo, find_knob
+from ._locals import split_list
 
 __all__ = [
     "KNOBS",

@@ -28,28 +28,22 @@ for another subsystem, because HTCondor's parser itself depends on the subsystem
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ._errors import DEFAULT, ENVIRONMENT, OVERRIDES, ConfigError, Origin
-from ._expand import Expander, ExpandError
+from ._errors import DEFAULT, ENVIRONMENT, OVERRIDES, ConfigError, ExpandError, Origin
+from ._expand import Expander
 from ._knobs import KNOBS
 from ._lines import WHITESPACE
+from ._locals import read_local_sources, split_list
 from ._macros import MacroSet, Resolved, is_valid_name
 from ._parser import Parser
 from ._typed import InvalidValue, parse_boolean, parse_double, parse_long
 
-__all__ = ["Config", "find_config_file", "split_list"]
+__all__ = ["Config", "find_config_file"]
 
 _ENV_PREFIX = "_CONDOR_"
-_LIST_SPLIT = re.compile(r"[\s,]+")
-
-
-def split_list(value: str) -> list[str]:
-    """Split a list value on commas and white space, as HTCondor's StringList does."""
-    return [item for item in _LIST_SPLIT.split(value) if item]
 
 
 def _condorsim_home(env: Mapping[str, str]) -> Path:
@@ -116,10 +110,10 @@ class Config:
         base = recipe.base_dir or Path.cwd()
         if recipe.path is not None:
             parser.parse_file(recipe.path, depth=0)
-            self._read_locals(parser, recipe.path.parent)
+            read_local_sources(parser, recipe.path.parent)
         elif recipe.text is not None:
             parser.parse_text(recipe.text, recipe.text_name, base, 0)
-            self._read_locals(parser, base)
+            read_local_sources(parser, base)
         for key, value in env.items():
             if key[: len(_ENV_PREFIX)].upper() != _ENV_PREFIX:
                 continue
@@ -199,94 +193,6 @@ class Config:
     def with_subsystem(self, subsystem: str | None) -> Config:
         """The same sources read again for another subsystem."""
         return Config(replace(self._recipe, subsystem=subsystem))
-
-    # -- local configuration files -------------------------------------------------------
-
-    def _value_now(self, parser: Parser, name: str) -> tuple[str, Resolved] | None:
-        found = self._macros.lookup(name)
-        if found is None:
-            return None
-        try:
-            value = parser.expander.expand(found.raw, (found.key,))
-        except ExpandError as exc:
-            raise ConfigError(f"{found.name}: {exc}", found.origin) from None
-        return (value, found) if value.strip(WHITESPACE) else None
-
-    @staticmethod
-    def _relative_to(found: Resolved, fallback: Path) -> Path:
-        if found.origin.line is not None and Path(found.origin.source).is_file():
-            return Path(found.origin.source).parent
-        return fallback
-
-    def _required(self, parser: Parser) -> bool:
-        setting = self._value_now(parser, "REQUIRE_LOCAL_CONFIG_FILE")
-        if setting is None:
-            return True
-        text = setting[0].strip(WHITESPACE).lower()
-        if text in ("yes", "t", "no", "f"):  # param_boolean_crufty accepts these too
-            return text in ("yes", "t")
-        try:
-            return parse_boolean(text)
-        except InvalidValue as exc:
-            raise ConfigError(
-                f"REQUIRE_LOCAL_CONFIG_FILE = {setting[0]!r} is not a boolean: {exc.reason}",
-                setting[1].origin,
-            ) from None
-
-    def _read_locals(self, parser: Parser, base: Path) -> None:
-        dirs_before = self._value_now(parser, "LOCAL_CONFIG_DIR")
-        if dirs_before is not None:
-            self._read_directories(parser, dirs_before, base)
-        self._read_local_files(parser, base)
-        dirs_after = self._value_now(parser, "LOCAL_CONFIG_DIR")
-        if dirs_after is not None and (dirs_before is None or dirs_after[0] != dirs_before[0]):
-            self._read_directories(parser, dirs_after, base)
-
-    def _read_local_files(self, parser: Parser, base: Path) -> None:
-        setting = self._value_now(parser, "LOCAL_CONFIG_FILE")
-        if setting is None:
-            return
-        value, found = setting
-        if "|" in value:
-            raise ConfigError(
-                "LOCAL_CONFIG_FILE names a command (|); condorsim does not run programs to "
-                "build its configuration",
-                found.origin,
-            )
-        todo, done = split_list(value), []
-        while todo:
-            item = todo.pop(0)
-            path = self._relative_to(found, base) / item
-            if path.exists() or self._required(parser):
-                parser.parse_file(path, depth=1, origin=found.origin)
-            done.append(item)
-            changed = self._value_now(parser, "LOCAL_CONFIG_FILE")
-            if changed is not None and changed[0] != value:
-                value, found = changed
-                todo = [i for i in split_list(value) if i not in done]
-
-    def _read_directories(self, parser: Parser, setting: tuple[str, Resolved], base: Path) -> None:
-        value, found = setting
-        exclude = self._value_now(parser, "LOCAL_CONFIG_DIR_EXCLUDE_REGEXP")
-        try:
-            pattern = re.compile(exclude[0]) if exclude is not None else None
-        except re.error as exc:
-            assert exclude is not None
-            raise ConfigError(
-                f"LOCAL_CONFIG_DIR_EXCLUDE_REGEXP is not a valid regular expression: {exc}",
-                exclude[1].origin,
-            ) from None
-        for item in split_list(value):
-            directory = self._relative_to(found, base) / item
-            try:
-                entries = sorted(str(p) for p in directory.iterdir() if not p.is_dir())
-            except (OSError, ValueError):
-                continue  # HTCondor logs "Cannot open" and goes on
-            for entry in entries:
-                if pattern is not None and pattern.search(Path(entry).name):
-                    continue
-                if Path(entry).exists() or self._required(parser):
-                    parser.parse_file(Path(entry), depth=1, origin=found.origin)
 
     # -- lookups -------------------------------------------------------------------------
 

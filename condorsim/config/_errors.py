@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT", "DETECTED", "ENVIRONMENT", "OVERRIDES", "ConfigError", "Origin"]
+__all__ = ["DEFAULT", "DETECTED", "ENVIRONMENT", "OVERRIDES", "ConfigError", "ExpandError", "Origin"]
 
 
 class ConfigError(Exception):
@@ -27,6 +27,10 @@ class ConfigError(Exception):
         self.message = message
         self.origin = origin
         super().__init__(f"{origin}: {message}" if origin is not None else message)
+
+
+class ExpandError(Exception):
+    """Macro expansion failed; the message does not yet name the knob or its origin."""
 
 
 @dataclass(frozen=True, slots=True)

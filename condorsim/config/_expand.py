@@ -30,10 +30,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ._errors import ExpandError
+from ._functions import INT_FORMAT, REAL_FORMAT, STRING_FORMAT, apply_format, filename_part
 from ._macros import MacroSet
 from ._typed import InvalidValue, evaluate, parse_double, parse_long, unparse
 
-__all__ = ["MAX_DEPTH", "ExpandError", "Expander"]
+__all__ = ["MAX_DEPTH", "Expander"]
 
 MAX_DEPTH = 64
 
@@ -44,16 +46,6 @@ _SPECIALS = frozenset(
     {"ENV", "RANDOM_CHOICE", "RANDOM_INTEGER", "CHOICE", "SUBSTR", "INT", "REAL", "STRING",
      "EVAL", "BASENAME", "DIRNAME"}
 )
-_INT_FORMAT = re.compile(r"%[-+ #0]*[0-9]*(?:\.[0-9]+)?(?:hh|h|ll|l|q|j|z|t)?([diouxXc])")
-_REAL_FORMAT = re.compile(r"%[-+ #0]*[0-9]*(?:\.[0-9]+)?(?:L|l)?([eEfFgG])")
-_STRING_FORMAT = re.compile(r"%[-0]*[0-9]*(?:\.[0-9]+)?(s)")
-_LENGTH_MODIFIER = re.compile(r"(?<=[0-9.%#+\- ])(?:hh|h|ll|l|q|j|z|t|L)(?=[a-zA-Z])")
-
-
-class ExpandError(Exception):
-    """Expansion failed; the message does not yet name the knob or its origin."""
-
-
 def _parse_body(text: str, start: int) -> tuple[str, str | None, int] | None:
     """Parse ``NAME)`` or ``NAME:default)`` from ``start``; None if it is not a macro body."""
     n = len(text)
@@ -88,16 +80,6 @@ def _matching_paren(text: str, open_at: int) -> int | None:
                 return j
             depth -= 1
     return None
-
-
-def _apply_format(fmt: str, value: object, pattern: re.Pattern[str], func: str) -> str:
-    specs = [m for m in re.finditer(r"%.", fmt) if m.group() != "%%"]
-    if len(specs) != 1 or pattern.search(fmt) is None:
-        raise ExpandError(f"{func} macro: '{fmt}' is not a valid format specifier")
-    try:
-        return _LENGTH_MODIFIER.sub("", fmt) % (value,)
-    except (TypeError, ValueError, OverflowError):
-        raise ExpandError(f"{func} macro: '{fmt}' is not a valid format specifier") from None
 
 
 class Expander:
@@ -214,7 +196,7 @@ class Expander:
         if handler is not None:
             return handler(args, stack)
         letters = {"BASENAME": "nx", "DIRNAME": "p"}.get(word, word[1:])
-        return _filename(letters, self._lookup_or_literal(args, stack))
+        return filename_part(letters, self._lookup_or_literal(args, stack))
 
     def _int(self, args: str, stack: tuple[str, ...]) -> str:
         name, _, fmt = args.partition(",")
@@ -223,7 +205,7 @@ class Expander:
             number = parse_long(value)
         except InvalidValue as exc:
             raise ExpandError(f"$INT() macro: {value!r} is not an integer: {exc.reason}") from None
-        return _apply_format(fmt, number, _INT_FORMAT, "$INT()") if fmt else str(number)
+        return apply_format(fmt, number, INT_FORMAT, "$INT()") if fmt else str(number)
 
     def _real(self, args: str, stack: tuple[str, ...]) -> str:
         name, _, fmt = args.partition(",")
@@ -234,7 +216,7 @@ class Expander:
             raise ExpandError(f"$REAL() macro: {value!r} is not a real: {exc.reason}") from None
         if not fmt:
             return f"{number:.16G}"
-        text = _apply_format(fmt, number, _REAL_FORMAT, "$REAL()")
+        text = apply_format(fmt, number, REAL_FORMAT, "$REAL()")
         return text if "." in text else text + ".0"
 
     def _string(self, args: str, stack: tuple[str, ...]) -> str:
@@ -246,7 +228,7 @@ class Expander:
                 value = result
         except InvalidValue:
             pass
-        return _apply_format(fmt, value, _STRING_FORMAT, "$STRING()") if fmt else value
+        return apply_format(fmt, value, STRING_FORMAT, "$STRING()") if fmt else value
 
     def _eval(self, args: str, stack: tuple[str, ...]) -> str:
         value = self._lookup_or_literal(args, stack)
@@ -316,56 +298,3 @@ class Expander:
             previous = found.raw if found is not None else ""
             out.append(previous if previous or default is None else default)
             i = end
-
-
-def _unquote(value: str) -> tuple[str, str]:
-    if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1], value[0]
-    return value, ""
-
-
-def _filename(letters: str, value: str) -> str:
-    """HTCondor's ``$F<letters>()`` path pieces (p, d, n, x, b, q, a, u, w; f is a no-op here)."""
-    flags = {c.lower() for c in letters}
-    num_dirs = sum(1 for c in letters if c.lower() == "d")
-    path, _ = _unquote(value)
-    if "u" in flags:
-        path = path.replace("\\", "/")
-    if "w" in flags:
-        path = path.replace("/", "\\")
-    name_at = max(path.rfind("/"), path.rfind("\\")) + 1
-    dot = path.rfind(".", name_at)
-    ext_at = dot if dot > name_at else len(path)
-    want_x, want_n, want_p = "x" in flags, "n" in flags, "p" in flags
-    bare = "b" in flags
-    if name_at == 0 and (want_x or want_n):
-        want_p = False
-        num_dirs = 0
-    if num_dirs and not want_p:
-        if name_at == 0:
-            result = ""
-        else:
-            seps = [i + 1 for i, c in enumerate(path) if c in "/\\"]
-            begin = seps[-1 - num_dirs] if len(seps) > num_dirs else 0
-            if want_n and not want_x:
-                result = path[begin:ext_at]
-            elif want_n or want_x:
-                result = path[begin:]
-            else:
-                result = path[begin : name_at - 1 if bare else name_at]
-    elif want_p and not want_n and not want_x:
-        result = path[: name_at - 1 if bare and name_at > 0 else name_at]
-    elif want_p and want_n and not want_x:
-        result = path[:ext_at]
-    elif want_x and not want_n and not want_p:
-        result = path[ext_at + 1 if bare and ext_at < len(path) else ext_at :]
-    elif want_n and not want_x and not want_p:
-        result = path[name_at:ext_at]
-    elif want_n and want_x and not want_p:
-        result = path[name_at:]
-    else:
-        result = path
-    if "q" in flags:
-        quote = "'" if "a" in flags else '"'
-        result = f"{quote}{result}{quote}"
-    return result

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-__all__ = ["WHITESPACE", "logical_lines"]
+__all__ = ["WHITESPACE", "keyword", "logical_lines"]
 
 WHITESPACE = " \t\n\r\v\f"
 
@@ -46,3 +46,10 @@ def logical_lines(text: str) -> Iterator[tuple[int, str]]:
                     break
         parts.append(line)
         yield number, "".join(parts)
+
+
+def keyword(line: str, word: str) -> str | None:
+    """The rest of ``line`` when it starts with the keyword ``word``, else None."""
+    if line[: len(word)].lower() == word and (len(line) == len(word) or line[len(word)] in WHITESPACE):
+        return line[len(word) :].strip(WHITESPACE)
+    return None

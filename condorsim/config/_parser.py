@@ -30,21 +30,18 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._errors import ConfigError, Origin
-from ._expand import Expander, ExpandError
-from ._lines import WHITESPACE, logical_lines
+from ._conditions import MAX_IF_NESTING, Branch, ConditionError, IfStack, evaluate_condition
+from ._errors import ConfigError, ExpandError, Origin
+from ._expand import Expander
+from ._lines import WHITESPACE, keyword, logical_lines
 from ._macros import MacroSet, is_valid_name
-from ._metaknobs import METAKNOBS, metaknob_body, supported_metaknobs
+from ._metaknobs import metaknob_body, supported_metaknobs
 
-__all__ = ["CONDOR_VERSION", "MAX_FILE_BYTES", "MAX_NESTING", "Parser", "read_config_file"]
+__all__ = ["MAX_FILE_BYTES", "MAX_NESTING", "Parser", "read_config_file"]
 
 MAX_NESTING = 20
-MAX_IF_NESTING = 63
 MAX_FILE_BYTES = 16 * 1024 * 1024
-CONDOR_VERSION = (24, 0, 24)
 
-_NUMBER = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_VERSION = re.compile(r"[vV]?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
 _USE_ITEM = re.compile(r"([^\s,(]+)\s*(\([^)]*\))?")
 
 
@@ -73,39 +70,12 @@ def read_config_file(path: Path, origin: Origin | None = None) -> str:
         raise ConfigError("the file is not valid UTF-8 text", Origin(str(path), line)) from None
 
 
-class _CondError(Exception):
-    """An ``if`` condition that cannot be evaluated; the message is the reason."""
-
-
-@dataclass(slots=True)
-class _Branch:
-    active: bool  # this branch's lines are read (if its enclosing branches are too)
-    taken: bool  # some branch of this if/elif/else chain was true
-    seen_else: bool = False
-
-
-@dataclass(slots=True)
-class _IfStack:
-    frames: list[_Branch] = field(default_factory=list)
-
-    @property
-    def enabled(self) -> bool:
-        return all(f.active for f in self.frames)
-
-
 @dataclass(slots=True)
 class _HereDoc:
     name: str
     tag: str
     origin: Origin
     lines: list[str] = field(default_factory=list)
-
-
-def _keyword(line: str, word: str) -> str | None:
-    """The rest of ``line`` when it starts with the keyword ``word``, else None."""
-    if line[: len(word)].lower() == word and (len(line) == len(word) or line[len(word)] in WHITESPACE):
-        return line[len(word) :].strip(WHITESPACE)
-    return None
 
 
 class Parser:
@@ -129,7 +99,7 @@ class Parser:
         self, text: str, source: str, base_dir: Path, depth: int, fixed: Origin | None = None
     ) -> None:
         """Parse ``text``; ``fixed`` gives every statement one origin (template bodies)."""
-        ifs = _IfStack()
+        ifs = IfStack()
         here: _HereDoc | None = None
         last = Origin(source, 1)
         for number, line in logical_lines(text):
@@ -144,7 +114,7 @@ class Parser:
                 else:
                     here.lines.append(line)
                 continue
-            if line.startswith(":") and (ifs.frames or _keyword(line[1:], "if") is not None):
+            if line.startswith(":") and (ifs.frames or keyword(line[1:], "if") is not None):
                 line = line[1:].lstrip(WHITESPACE)
             if self._conditional(line, ifs, origin) or not ifs.enabled:
                 continue
@@ -159,15 +129,15 @@ class Parser:
 
     # -- if / elif / else / endif -------------------------------------------------------
 
-    def _conditional(self, line: str, ifs: _IfStack, origin: Origin) -> bool:
-        expr = _keyword(line, "if")
+    def _conditional(self, line: str, ifs: IfStack, origin: Origin) -> bool:
+        expr = keyword(line, "if")
         if expr is not None:
             if len(ifs.frames) >= MAX_IF_NESTING:
                 raise ConfigError("if nesting too deep", origin)
             value = self._test(expr, origin, "if") if ifs.enabled else False
-            ifs.frames.append(_Branch(active=value, taken=value))
+            ifs.frames.append(Branch(active=value, taken=value))
             return True
-        expr = _keyword(line, "elif")
+        expr = keyword(line, "elif")
         if expr is not None:
             top = self._top(ifs, "elif", origin)
             if top.taken or not all(f.active for f in ifs.frames[:-1]):
@@ -175,11 +145,11 @@ class Parser:
             else:
                 top.active = top.taken = self._test(expr, origin, "elif")
             return True
-        if _keyword(line, "else") is not None:
+        if keyword(line, "else") is not None:
             top = self._top(ifs, "else", origin)
             top.active, top.taken, top.seen_else = not top.taken, True, True
             return True
-        if _keyword(line, "endif") is not None:
+        if keyword(line, "endif") is not None:
             if not ifs.frames:
                 raise ConfigError("endif without matching if", origin)
             ifs.frames.pop()
@@ -187,7 +157,7 @@ class Parser:
         return False
 
     @staticmethod
-    def _top(ifs: _IfStack, word: str, origin: Origin) -> _Branch:
+    def _top(ifs: IfStack, word: str, origin: Origin) -> Branch:
         if not ifs.frames:
             raise ConfigError(f"{word} without matching if", origin)
         top = ifs.frames[-1]
@@ -205,48 +175,10 @@ class Parser:
         if inverted:
             text = text[1:].lstrip(WHITESPACE)
         try:
-            value = False if expanded and not text else self._condition(text)
-        except _CondError as exc:
+            value = False if expanded and not text else evaluate_condition(text, self.macros)
+        except ConditionError as exc:
             raise ConfigError(f"{expr} is not a valid {word} condition because {exc}", origin) from None
         return value != inverted
-
-    def _condition(self, text: str) -> bool:
-        if not text:
-            raise _CondError("the condition is empty")
-        lowered = text.lower()
-        if _NUMBER.fullmatch(text):
-            return float(text) != 0
-        if lowered in ("true", "yes", "t"):
-            return True
-        if lowered in ("false", "no", "f"):
-            return False
-        rest = _keyword(text, "defined")
-        if rest is not None:
-            return self._defined(rest)
-        if lowered.startswith("version") and not lowered[7:8].isalnum():
-            return _version_test(text[7:].strip(WHITESPACE))
-        if is_valid_name(text):
-            raise _CondError("expression is not a conditional")
-        raise _CondError("complex conditionals are not supported")
-
-    def _defined(self, what: str) -> bool:
-        if not what:
-            return False
-        lowered = what.lower()
-        if _NUMBER.fullmatch(what) or lowered in ("true", "false"):
-            return True
-        use = _keyword(what, "use")
-        if use is not None:
-            if any(c in WHITESPACE for c in use):
-                raise _CondError("defined use meta argument with internal spaces will never match")
-            category, _, name = use.partition(":")
-            if category.upper() not in METAKNOBS:
-                return False
-            return not name or metaknob_body(category, name) is not None
-        if is_valid_name(what):
-            found = self.macros.lookup(what)
-            return (found is not None and found.raw != "") or lowered in ("yes", "no", "t", "f")
-        raise _CondError("defined argument must be param name, boolean, or number")
 
     # -- statements ---------------------------------------------------------------------
 
@@ -370,24 +302,3 @@ class Parser:
             if depth + 1 >= MAX_NESTING:
                 raise ConfigError(f"use {category} : {name} nesting too deep", origin)
             self.parse_text(body, source, base_dir, depth + 1, fixed=origin)
-
-
-def _version_test(text: str) -> bool:
-    """``version [!][<|=|>][=] x.y[.z]`` against condorsim's :data:`CONDOR_VERSION`."""
-    negated = text.startswith("!")
-    if negated:
-        text = text[1:]
-    op = 0
-    if text[:1] in ("<", "=", ">"):
-        op = {"<": -1, "=": 0, ">": 1}[text[0]]
-        text = text[1:]
-    or_equal = text.startswith("=")
-    if or_equal:
-        text = text[1:]
-    m = _VERSION.fullmatch(text.strip(WHITESPACE))
-    if m is None or int(m.group(1)) < 6:
-        raise _CondError("the version literal is invalid")
-    theirs = (int(m.group(1)), int(m.group(2)), int(m.group(3) or CONDOR_VERSION[2]))
-    diff = (CONDOR_VERSION > theirs) - (CONDOR_VERSION < theirs)
-    result = diff == op or (or_equal and diff == 0)
-    return result != negated
