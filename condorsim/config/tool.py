@@ -219,3 +219,7 @@ def main(argv: list[str]) -> int:
         print(f"condorsim config_val: {exc}", file=sys.stderr)
         print(USAGE, end="", file=sys.stderr)
         return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
