@@ -1,0 +1,225 @@
+"""Submit macros: the table of submit commands and ``$(...)`` expansion.
+
+How this works
+--------------
+``MacroTable`` holds the submit commands seen so far, keyed without regard to case
+(the first spelling of a key is kept, the last value wins), plus two layers HTCondor
+keeps beside them: *live* values that override the user's (``$(Cluster)``,
+``$(Process)`` and the queue loop variables) and *defaults* the user may override
+(``$(ClusterId)``, ``$(ProcId)``, ``$(Step)``, ``$(Row)``, ``$(ItemIndex)``, ``$(ARCH)``...).
+
+``expand`` substitutes the leftmost macro and scans again from the start, as
+HTCondor's ``expand_macro`` does, so a macro may build the name of another
+(``$($(x)d)``). Recognised forms:
+
+* ``$(name)`` and ``$(name:default)`` -- an unknown name expands to the default, or to "";
+* ``$ENV(name)`` and ``$ENV(name:default)`` -- an unset variable gives ``UNDEFINED``;
+* ``$F<opts>(name)`` with opts among ``p d n x q`` -- parts of a file name;
+* ``$(DOLLAR)`` -- a literal ``$`` that is not expanded again.
+
+``$$(...)`` is left untouched for the schedd; so is anything else that looks like a
+macro but is not one of these (``$(ENV(X))``, ``$(a b)``, ``$INT(x)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+_ID = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./")
+_FOPTS = frozenset("pdnxqPDNXQ")
+_DOLLAR_MARK = "\x00"
+_MAX_SUBSTITUTIONS = 10000
+
+
+class MacroError(Exception):
+    """Expansion that cannot finish (a macro that refers to itself without end)."""
+
+
+@dataclass
+class MacroTable:
+    """Submit commands (``user``), live values and defaults, all keyed by lower-case name."""
+
+    user: dict[str, tuple[str, str]] = field(default_factory=dict)
+    live: dict[str, str] = field(default_factory=dict)
+    defaults: dict[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    def set(self, key: str, value: str) -> None:
+        """Assign a submit command; a reference to itself takes the previous value."""
+        lower = key.lower()
+        old = self.user.get(lower)
+        if _refers_to(value, lower):
+            value = _substitute_self(value, lower, old[1] if old else "")
+        self.user[lower] = (old[0] if old else key, value)
+
+    def raw(self, key: str) -> str | None:
+        """The unexpanded value a name has for macro lookups (live, then user, then default)."""
+        lower = key.lower()
+        if lower in self.live:
+            return self.live[lower]
+        if lower in self.user:
+            return self.user[lower][1]
+        return self.defaults.get(lower)
+
+    def param(self, key: str, alt: str | None = None) -> str | None:
+        """A submit command's expanded value, or None when unset or empty (``submit_param``)."""
+        raw = self.user_value(key)
+        if raw is None and alt is not None:
+            raw = self.user_value(alt)
+        if raw is None:
+            return None
+        value = self.expand(raw)
+        return value or None
+
+    def user_value(self, key: str) -> str | None:
+        """The raw value of a submit command the user (or a live variable) set."""
+        lower = key.lower()
+        if lower in self.live:
+            return self.live[lower]
+        entry = self.user.get(lower)
+        return entry[1] if entry else None
+
+    def expand(self, text: str) -> str:
+        """Expand every macro in ``text``; raises MacroError on a runaway expansion."""
+        for _ in range(_MAX_SUBSTITUTIONS):
+            found = _find_macro(text)
+            if found is None:
+                return text.replace(_DOLLAR_MARK, "$")
+            start, end, replacement = found(self)
+            text = text[:start] + replacement + text[end:]
+        raise MacroError(f"macro expansion does not terminate in: {text[:200]}")
+
+
+class _Found:
+    """A macro located in a text; calling it with a table gives (start, end, replacement)."""
+
+    __slots__ = ("default", "end", "kind", "name", "opts", "start")
+
+    def __init__(
+        self, kind: str, start: int, end: int, name: str, default: str | None, opts: str = ""
+    ) -> None:
+        self.kind, self.start, self.end = kind, start, end
+        self.name, self.default, self.opts = name, default, opts
+
+    def __call__(self, table: MacroTable) -> tuple[int, int, str]:
+        if self.kind == "env":
+            value = table.env.get(self.name)
+            if value is None:
+                value = self.default if self.default is not None else "UNDEFINED"
+            return self.start, self.end, value
+        if self.name.lower() == "dollar" and self.kind == "plain":
+            return self.start, self.end, _DOLLAR_MARK
+        raw = table.raw(self.name)
+        if self.kind == "file":
+            return self.start, self.end, _file_part(table.expand(raw or ""), self.opts)
+        if raw is None or (raw == "" and self.default is not None):
+            raw = self.default or ""
+        return self.start, self.end, raw
+
+
+def _find_macro(text: str) -> _Found | None:
+    i = text.find("$")
+    while i >= 0:
+        nxt = text[i + 1 : i + 2]
+        if nxt == "$":
+            # $$(...) belongs to the schedd: skip it whole.
+            close = _close_paren(text, i + 2) if text[i + 2 : i + 3] == "(" else -1
+            i = text.find("$", close + 1 if close > 0 else i + 2)
+            continue
+        found = _macro_at(text, i)
+        if found is not None:
+            return found
+        i = text.find("$", i + 1)
+    return None
+
+
+def _macro_at(text: str, i: int) -> _Found | None:
+    rest = text[i + 1 :]
+    if rest.startswith("("):
+        return _named(text, i, i + 2, "plain")
+    if rest[:4].upper() == "ENV(":
+        return _named(text, i, i + 5, "env")
+    if rest[:1] in ("F", "f"):
+        j = i + 2
+        while j < len(text) and text[j] in _FOPTS:
+            j += 1
+        if text[j : j + 1] == "(":
+            found = _named(text, i, j + 1, "file")
+            if found is not None and found.default is None:
+                found.opts = text[i + 2 : j].lower()
+                return found
+    return None
+
+
+def _named(text: str, start: int, name_at: int, kind: str) -> _Found | None:
+    j = name_at
+    while j < len(text) and text[j] in _ID:
+        j += 1
+    if j == name_at:
+        return None
+    name = text[name_at:j]
+    if text[j : j + 1] == ")":
+        return _Found(kind, start, j + 1, name, None)
+    if text[j : j + 1] == ":" and kind != "file":
+        close = _close_paren(text, name_at - 1)
+        if close > j + 1:
+            return _Found(kind, start, close + 1, name, text[j + 1 : close])
+    return None
+
+
+def _close_paren(text: str, open_at: int) -> int:
+    """Index of the ``)`` matching the ``(`` at ``open_at`` (nested parens count), or -1."""
+    depth = 0
+    for k in range(open_at, len(text)):
+        ch = text[k]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def _refers_to(value: str, lower_key: str) -> bool:
+    return f"$({lower_key}" in value.lower()
+
+
+def _substitute_self(value: str, lower_key: str, old: str) -> str:
+    """Replace ``$(key)`` and ``$(key:default)`` by the key's previous value."""
+    out = value
+    start = 0
+    while True:
+        i = out.lower().find(f"$({lower_key}", start)
+        if i < 0:
+            return out
+        found = _named(out, i, i + 2, "plain")
+        if found is None or found.name.lower() != lower_key:
+            start = i + 1
+            continue
+        replacement = old if old or found.default is None else found.default
+        out = out[:i] + replacement + out[found.end :]
+        start = i + len(replacement)
+
+
+def _file_part(path: str, opts: str) -> str:
+    """``$F`` options: p = directory with trailing /, d = last directory, n = base name
+    without extension, x = extension with its dot, q = wrap in double quotes."""
+    if not opts.replace("q", ""):
+        return f'"{path}"' if "q" in opts else path
+    slash = path.rfind("/")
+    directory, base = path[: slash + 1], path[slash + 1 :]
+    dot = base.rfind(".")
+    name, ext = (base[:dot], base[dot:]) if dot > 0 else (base, "")
+    out = ""
+    if "p" in opts:
+        out += directory
+    elif "d" in opts:
+        inner = directory[:-1]
+        out += inner[inner.rfind("/") + 1 :] + "/" if inner else directory
+    if "n" in opts:
+        out += name
+    if "x" in opts:
+        out += ext
+    return f'"{out}"' if "q" in opts else out

@@ -1,0 +1,328 @@
+"""``Submit``: a submit description turned into job ads, like ``htcondor.Submit``.
+
+How this works
+--------------
+The text is parsed once into statements (assignments and queue statements; a queue
+statement's multi-line item block is read with it). ``jobs()`` then replays the
+statements: assignments update the macro table, and each queue statement makes its
+procs. For every proc the live macros (``$(Cluster)``, ``$(Process)``, ``$(Step)``,
+``$(ItemIndex)``/``$(Row)`` and the loop variables) are set and ``build_job`` makes the
+ad. Queue statements continue the same cluster with the next proc ids, unless the
+``executable`` (or ``cmd``) command changed since the previous queue statement: then
+condor_submit starts a new cluster (the next cluster id, proc 0).
+
+Nothing here reads the clock: ``qdate`` is used as given. The file system is read
+only where condor_submit reads it (see ``_files``) and for ``queue ... from file`` and
+``queue ... matching``, which are relative to ``iwd`` (condor_submit's working
+directory, as HTCondor does, not the job's initialdir).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from condorsim.classad import ClassAd
+
+from ._build import build_job
+from ._errors import SubmitError
+from ._exprs import Expr, parse
+from ._job import Attrs, JobInput
+from ._lines import Assign, Queue, Statement, statements
+from ._macros import MacroError, MacroTable
+from ._queue import QueueSyntaxError, load_items, opens_block, parse_queue_args, split_item
+
+_CONFIG_DEFAULTS = {
+    "ARCH": "X86_64",
+    "OPSYS": "LINUX",
+    "SCHEDD_INTERVAL": "300",
+    "JOB_DEFAULT_LEASE_DURATION": "2400",
+    "JOB_DEFAULT_REQUESTCPUS": "1",
+    "JOB_DEFAULT_REQUESTDISK": "DiskUsage",
+    "JOB_DEFAULT_REQUESTMEMORY": (
+        "ifthenelse(MemoryUsage =!= UNDEFINED,MemoryUsage,(ImageSize+1023)/1024)"
+    ),
+    "SPOOL": "",
+}
+
+
+def effective_config(config: Mapping[str, str] | None) -> dict[str, str]:
+    """The config values submit reads, with HTCondor's defaults filled in.
+
+    ``UID_DOMAIN`` and ``FILESYSTEM_DOMAIN`` default to ``FULL_HOSTNAME``, which defaults
+    to this host's fully qualified name, as the bindings do with no config.
+    """
+    out = dict(_CONFIG_DEFAULTS)
+    for key, value in (config or {}).items():
+        out[key.upper()] = value
+    host = out.get("FULL_HOSTNAME") or _local_hostname()
+    out["FULL_HOSTNAME"] = host
+    out.setdefault("UID_DOMAIN", host)
+    out.setdefault("FILESYSTEM_DOMAIN", host)
+    return out
+
+
+def _local_hostname() -> str:
+    """This host's name as HTCondor's FULL_HOSTNAME: fully qualified when DNS knows it."""
+    name = socket.gethostname() or "localhost"
+    fqdn = socket.getfqdn(name)
+    return fqdn if fqdn.lower().startswith(name.lower() + ".") else name
+
+
+def _macro_defaults(config: Mapping[str, str]) -> dict[str, str]:
+    return {
+        "clusterid": "1", "procid": "0", "cluster": "1", "process": "0", "step": "0",
+        "row": "0", "itemindex": "0", "node": "", "arch": config["ARCH"],
+        "opsys": config["OPSYS"], "opsysandver": config.get("OPSYSANDVER", ""),
+        "opsysmajorver": config.get("OPSYSMAJORVER", ""), "opsysver": config.get("OPSYSVER", ""),
+        "islinux": "1", "iswindows": "0", "spool": config["SPOOL"], "submit_file": "",
+        "request_cpus": "$(RequestCPUs)", "request_memory": "$(RequestMemory)",
+        "vm_memory": "$(Request_Memory)", "vm_vcpus": "$(Request_CPUs)",
+    }  # fmt: skip
+
+
+class Submit:
+    """A submit description: ``key = value`` commands, macros and queue statements.
+
+    ``vars`` are commands set before the text (as ``condor_submit name=value``); the
+    text may override them. Syntax errors raise ``SubmitError`` here; errors in
+    command values are raised by ``jobs()``.
+    """
+
+    def __init__(
+        self, text: str, *, source: str = "<submit>", vars: Mapping[str, str] | None = None
+    ) -> None:
+        self._source = source
+        self._vars = dict(vars or {})
+        self.warnings: list[str] = []
+        """Warnings condor_submit would print (e.g. duplicate ``matching`` items)."""
+        table = self._table(effective_config(None), os.environ)
+        lines: dict[str, int] = {}
+
+        def on_assign(assign: Assign) -> None:
+            table.set(assign.key, assign.value)
+            lines[assign.key.lower()] = assign.line
+
+        def block_follows(args: str, line: int) -> bool:
+            try:
+                return opens_block(table.expand(args))
+            except MacroError as exc:
+                raise SubmitError(str(exc), source=source, line=line) from None
+
+        self._statements: list[Statement] = statements(text, source, on_assign, block_follows)
+        self._final = table
+
+    def _table(self, config: Mapping[str, str], env: Mapping[str, str]) -> MacroTable:
+        table = MacroTable(env=env, defaults=_macro_defaults(config))
+        for key, value in self._vars.items():
+            table.set(key[1:] if key.startswith("+") else key, value)
+        return table
+
+    # -- the submit commands, as the binding's mapping interface --------------------------
+
+    def __getitem__(self, key: str) -> str:
+        """The raw (unexpanded) value of a submit command; KeyError when unset."""
+        value = self._final.user_value(_plus_to_my(key))
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._final.user_value(_plus_to_my(key)) is not None
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        value = self._final.user_value(_plus_to_my(key))
+        return default if value is None else value
+
+    def keys(self) -> list[str]:
+        """The submit commands set, as first spelled."""
+        return [spelling for spelling, _ in self._final.user.values()]
+
+    def expand(self, key: str) -> str:
+        """The macro-expanded value of a submit command ("" when unset)."""
+        raw = self._final.user_value(_plus_to_my(key))
+        try:
+            return self._final.expand(raw) if raw is not None else ""
+        except MacroError as exc:
+            raise SubmitError(str(exc), source=self._source, command=key) from None
+
+    def queue_count(self) -> int:
+        """How many queue statements the description has."""
+        return sum(1 for s in self._statements if isinstance(s, Queue))
+
+    # -- job ads ----------------------------------------------------------------------
+
+    def jobs(
+        self,
+        count: int = 0,
+        clusterid: int = 1,
+        procid: int = 0,
+        qdate: int = 0,
+        owner: str = "condor",
+        itemdata: Iterable[Any] | None = None,
+        iwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        config: Mapping[str, str] | None = None,
+        submit_method: int | None = 2,
+    ) -> Iterator[ClassAd]:
+        """Full job ads (cluster and proc attributes merged), one per proc.
+
+        ``count`` replaces the count of a bare ``queue`` statement (or of the implied one
+        when the text has no queue statement); it is ignored for ``queue N`` or a foreach
+        queue statement, as in ``htcondor.Submit.jobs``. With ``itemdata`` (strings,
+        dicts or lists, as the binding takes) the queue statements are ignored and one
+        cluster of ``count`` (or 1) procs per item is made from the commands before the
+        first queue statement. ``owner`` is the submitting user: it becomes ``Owner`` and,
+        with ``UID_DOMAIN`` from ``config``, ``User``. ``iwd`` is the directory
+        condor_submit runs in (default: the current one); ``env`` its environment
+        (default: this process's). ``submit_method`` is ``JobSubmitMethod`` (2 for the
+        Python bindings, 0 for condor_submit, None for none).
+        """
+        if clusterid < 0 or procid < 0:
+            raise SubmitError("Job id out of range", source=self._source)
+        if not owner or any(ch.isspace() for ch in owner):
+            raise SubmitError("Invalid characters in Owner", source=self._source)
+        run = _Run(self, count, clusterid or 1, procid, qdate, owner, iwd, env, config,
+                   submit_method)  # fmt: skip
+        if itemdata is not None:
+            return run.from_itemdata(itemdata)
+        return run.from_statements()
+
+    def procs(self, **kwargs: Any) -> list[ClassAd]:
+        """``list(self.jobs(**kwargs))``."""
+        return list(self.jobs(**kwargs))
+
+
+def _plus_to_my(key: str) -> str:
+    return "MY." + key[1:] if key.startswith("+") else key
+
+
+class _Run:
+    """One replay of the statements: the state of ``jobs()``."""
+
+    def __init__(
+        self,
+        submit: Submit,
+        count: int,
+        cluster: int,
+        proc: int,
+        qdate: int,
+        owner: str,
+        iwd: str | None,
+        env: Mapping[str, str] | None,
+        config: Mapping[str, str] | None,
+        submit_method: int | None,
+    ) -> None:
+        self.submit = submit
+        self.count = count
+        self.cluster = cluster
+        self.proc = proc
+        self.config = effective_config(config)
+        self.env = dict(os.environ) if env is None else env
+        self.table = submit._table(self.config, self.env)
+        self.lines: dict[str, int] = {}
+        self.base = JobInput(
+            table=self.table, cluster=cluster, proc=proc, qdate=qdate, owner=owner,
+            cwd=iwd or os.getcwd(), env=self.env, config=self.config,
+            source=submit._source, lines=self.lines, submit_method=submit_method,
+        )  # fmt: skip
+
+    def from_statements(self) -> Iterator[ClassAd]:
+        last_exe: tuple[str | None, str | None] | None = None
+        saw_queue = False
+        for statement in self.submit._statements:
+            if isinstance(statement, Assign):
+                self.table.set(statement.key, statement.value)
+                self.lines[statement.key.lower()] = statement.line
+                continue
+            exe = (self.table.user_value("executable"), self.table.user_value("cmd"))
+            if last_exe is not None and exe != last_exe:
+                self.cluster, self.proc = self.cluster + 1, 0
+            last_exe = exe
+            saw_queue = True
+            yield from self._queue(statement)
+        if not saw_queue:
+            yield from self._queue(Queue("", 0))
+
+    def _queue(self, statement: Queue) -> Iterator[ClassAd]:
+        source = self.submit._source
+        try:
+            spec = parse_queue_args(self.table.expand(statement.args))
+            if spec.mode is None and not statement.args.strip() and self.count > 0:
+                spec.count = self.count
+            items: list[str | None] = [None]
+            if spec.mode is not None:
+                items = list(
+                    load_items(spec, statement.block, self.base.cwd, self.submit.warnings.append)
+                )
+        except (QueueSyntaxError, MacroError) as exc:
+            raise SubmitError(str(exc), source=source, line=statement.line) from None
+        variables = spec.variables
+        for name in variables:
+            self.table.live[name.lower()] = ""
+        try:
+            for index, item in enumerate(items):
+                if not spec.slice.selected(index, len(items)):
+                    continue
+                if item is not None:
+                    for name, value in zip(
+                        variables, split_item(item, len(variables)), strict=True
+                    ):
+                        if value is not None:
+                            self.table.live[name.lower()] = value
+                for step in range(spec.count):
+                    yield self._make(index, step)
+        finally:
+            for name in variables:
+                self.table.live.pop(name.lower(), None)
+
+    def from_itemdata(self, itemdata: Iterable[Any]) -> Iterator[ClassAd]:
+        for statement in self.submit._statements:
+            if isinstance(statement, Queue):
+                break
+            self.table.set(statement.key, statement.value)
+            self.lines[statement.key.lower()] = statement.line
+        variables: list[str] = []
+        for index, item in enumerate(itemdata):
+            if isinstance(item, Mapping):
+                values = {str(k): str(v) for k, v in item.items()}
+            elif isinstance(item, (list, tuple)):
+                names = variables or ["Item"] + [f"Item{i}" for i in range(1, len(item))]
+                values = dict(zip(names, (str(v) for v in item), strict=False))
+            else:
+                names = variables or ["Item"]
+                fields = split_item(str(item), len(names))
+                values = {n: f for n, f in zip(names, fields, strict=True) if f is not None}
+            if not variables:
+                variables = [_plus_to_my(k) for k in values]
+            for name, value in values.items():
+                self.table.live[_plus_to_my(name).lower()] = value
+            for step in range(self.count or 1):
+                yield self._make(index, step)
+
+    def _make(self, index: int, step: int) -> ClassAd:
+        table = self.table
+        table.live["cluster"] = str(self.cluster)
+        table.live["process"] = str(self.proc)
+        table.defaults.update(
+            clusterid=str(self.cluster), procid=str(self.proc), step=str(step),
+            row=str(index), itemindex=str(index),
+        )  # fmt: skip
+        job = JobInput(**{**self.base.__dict__, "cluster": self.cluster, "proc": self.proc})
+        ad = _to_classad(build_job(job))
+        self.proc += 1
+        return ad
+
+
+def _to_classad(attrs: Attrs) -> ClassAd:
+    pairs: list[tuple[str, Any]] = []
+    for name, value in attrs.items():
+        if isinstance(value, Expr):
+            tree = parse(value.text)
+            assert tree is not None, value.text  # every Expr was checked when it was set
+            pairs.append((name, tree))
+        else:
+            pairs.append((name, value))
+    return ClassAd(pairs)
