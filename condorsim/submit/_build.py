@@ -19,6 +19,7 @@ from ._argsenv import (
     arguments_attribute,
     environment_attributes,
     import_environment,
+    is_v2_quoted,
     parse_environment,
 )
 from ._commands import bool_command, int_command
@@ -147,18 +148,18 @@ def _priority(job: JobInput, ad: Attrs) -> None:
 
 
 def _environment(job: JobInput, ad: Attrs) -> None:
-    environment = job.param("environment")
+    # The value is ``environment`` (``env`` only when ``environment`` is absent); the old
+    # syntax is written (Env) when an ``env`` command in old syntax is present.
+    value = job.param("environment", "env")
     env_cmd = job.param("env")
-    value = environment if environment is not None else env_cmd
     env: dict[str, str] = {}
-    was_v1 = False
     if value is not None:
         try:
-            env, was_v1 = parse_environment(value)
+            env, _ = parse_environment(value)
         except ArgsError as exc:
-            key = "environment" if environment is not None else "env"
+            key = job.key_used("environment", "env")
             raise job.error(f"{exc}\nThe environment you specified was: '{value}'", key) from None
-    v1 = was_v1 and env_cmd is not None
+    v1 = value is not None and env_cmd is not None and not is_v2_quoted(env_cmd)
     getenv = job.param("getenv")
     if getenv is not None:
         import_environment(env, getenv, job.env, v1)
@@ -179,29 +180,41 @@ def _notification(job: JobInput, ad: Attrs) -> None:
     ad["JobNotification"] = code
 
 
-# Signal names and numbers (Linux), for kill_sig and friends.
+# Linux signal numbers, for kill_sig and friends (HTCondor's sig_name table).
 _SIGNALS = {
     "SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6,
     "SIGBUS": 7, "SIGFPE": 8, "SIGKILL": 9, "SIGUSR1": 10, "SIGSEGV": 11, "SIGUSR2": 12,
     "SIGPIPE": 13, "SIGALRM": 14, "SIGTERM": 15, "SIGSTKFLT": 16, "SIGCHLD": 17,
-    "SIGCONT": 18, "SIGSTOP": 19, "SIGTSTP": 20, "SIGTTIN": 21, "SIGTTOU": 22,
+    "SIGCONT": 18, "SIGSTOP": 19, "SIGTSTP": 20, "SIGTTIN": 21, "SIGTTOU": 22, "SIGURG": 23,
+    "SIGXCPU": 24, "SIGXFSZ": 25, "SIGVTALRM": 26, "SIGPROF": 27, "SIGWINCH": 28,
+    "SIGIO": 29, "SIGPWR": 30, "SIGSYS": 31,
 }  # fmt: skip
 _SIGNAL_NAMES = {number: name for name, number in _SIGNALS.items()}
 
 
+def _atoi(text: str) -> int:
+    """C ``atoi``: optional white space and sign, then the leading digits (0 if none)."""
+    s = text.lstrip()
+    sign = -1 if s[:1] == "-" else 1
+    s = s[1:] if s[:1] in "+-" else s
+    digits = ""
+    for ch in s:
+        if not ch.isdigit():
+            break
+        digits += ch
+    return sign * int(digits) if digits else 0
+
+
 def _signal(job: JobInput, key: str, alt: str) -> str | None:
+    """A signal command: a number or a ``SIG`` name (any case), as the name in upper case."""
     value = job.param(key, alt)
     if value is None:
         return None
-    text = value.strip()
-    digits = text[1:] if text[:1] in "+-" else text
-    number = int(text) if digits.isdigit() else 0
-    if number:
-        if number in _SIGNAL_NAMES:
-            return _SIGNAL_NAMES[number]
-    elif text.upper() in _SIGNALS or ("SIG" + text.upper()) in _SIGNALS:
-        return text.upper() if text.upper() in _SIGNALS else "SIG" + text.upper()
-    raise job.error(f"invalid signal {value}", key, alt)
+    number = _atoi(value)
+    name = _SIGNAL_NAMES.get(number) if number else value.upper()
+    if name is None or name not in _SIGNALS:
+        raise job.error(f"invalid signal {value}", key, alt)
+    return name
 
 
 def _kill_signals(job: JobInput, ad: Attrs) -> None:
@@ -216,8 +229,7 @@ def _kill_signals(job: JobInput, ad: Attrs) -> None:
             ad[attr] = sig
     timeout = job.param("kill_sig_timeout", "KillSigTimeout")
     if timeout is not None:
-        digits = timeout.strip().lstrip("+-")
-        ad["KillSigTimeout"] = int(timeout.strip()) if digits.isdigit() else 0
+        ad["KillSigTimeout"] = _atoi(timeout)
 
 
 def _arguments(job: JobInput, ad: Attrs) -> None:
@@ -231,12 +243,24 @@ def _arguments(job: JobInput, ad: Attrs) -> None:
     ad[name] = text
 
 
+_GRID_TYPES = ("condor", "batch", "arc", "pbs", "lsf", "sge", "nqs")
+
+
 def _grid(job: JobInput, ad: Attrs) -> None:
     if job.universe != GRID:
         return
     resource = job.param("grid_resource", "GridResource")
     if resource is None:
         raise job.error("grid_resource attribute not defined for grid universe job", "universe")
+    kind = resource.split()[0]
+    if kind.lower() in ("ec2", "gce", "azure"):
+        raise job.error(f"the '{kind}' grid type is not supported by condorsim", "grid_resource")
+    if kind.lower() not in _GRID_TYPES:
+        raise job.error(
+            f"Invalid value '{kind}' for grid type\n"
+            "Must be one of: condor, batch, arc, ec2, gce, or azure",
+            "grid_resource",
+        )
     ad["GridResource"] = resource
 
 

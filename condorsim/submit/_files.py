@@ -149,6 +149,29 @@ def set_transfer(job: JobInput, ad: Attrs) -> None:
         )
     if should_v is None:
         should_v = "YES" if when_v == "ON_EXIT_OR_EVICT" else "IF_NEEDED"
+    if should_v == "IF_NEEDED" and when_v == "ON_EXIT_OR_EVICT":
+        raise job.error(
+            '"when_to_transfer_output = ON_EXIT_OR_EVICT" and "should_transfer_files = '
+            'IF_NEEDED" are incompatible. The behavior of these two settings together would '
+            "produce incorrect file access in some cases. Please decide which one of those "
+            'two settings you\'re more interested in. If you really want "IF_NEEDED", set '
+            '"when_to_transfer_output = ON_EXIT". If you really want "ON_EXIT_OR_EVICT", '
+            'please set "should_transfer_files = YES". After you have corrected this '
+            "incompatibility, please try running condor_submit again.",
+            "when_to_transfer_output",
+        )
+    if should_v == "NO" and job.has("transfer_executable", "TransferExecutable"):
+        if _bool(job, "transfer_executable", "TransferExecutable", False):
+            raise job.error(
+                "You explicitly requested that the executable be transfered, but for this to "
+                "work, you must enable Condor's file transfer functionality. You need to "
+                'define either: "when_to_transfer_output = ON_EXIT" or '
+                '"when_to_transfer_output = ON_EXIT_OR_EVICT". Optionally, you can define '
+                '"should_transfer_files = IF_NEEDED" if you do not want any files to be '
+                "transfered if the job executes on a machine in the same FileSystemDomain. "
+                "See the Condor manual for more details.",
+                "transfer_executable",
+            )
     if should_v == "NO" and when_v is not None:
         raise job.error(
             f"WhenToTransferOutput specified as {when_v} yet ShouldTransferFiles defined as "
@@ -156,12 +179,14 @@ def set_transfer(job: JobInput, ad: Attrs) -> None:
             "when_to_transfer_output",
         )
     inputs = job.param("transfer_input_files", "TransferInput")
-    if inputs is not None and should_v == "NO":
-        raise job.error(
-            'you specified files you want Condor to transfer via "transfer_input_files", '
-            "but you disabled should_transfer_files.",
-            "transfer_input_files",
-        )
+    outputs = job.param("transfer_output_files", "TransferOutput")
+    for key, value in (("transfer_input_files", inputs), ("transfer_output_files", outputs)):
+        if value is not None and should_v == "NO":
+            raise job.error(
+                f'you specified files you want Condor to transfer via "{key}", '
+                "but you disabled should_transfer_files.",
+                key,
+            )
     ad["ShouldTransferFiles"] = should_v
     if should_v != "NO":
         ad["WhenToTransferOutput"] = when_v or "ON_EXIT"
@@ -169,7 +194,6 @@ def set_transfer(job: JobInput, ad: Attrs) -> None:
         ad["FileSystemDomain"] = job.conf("FILESYSTEM_DOMAIN", "localhost")
     if inputs is not None:
         ad["TransferInput"] = ",".join(_file_list(inputs))
-    outputs = job.param("transfer_output_files", "TransferOutput")
     if outputs is not None:
         ad["TransferOutput"] = ",".join(_file_list(outputs))
 

@@ -71,6 +71,11 @@ class JobInput:
     lines: Mapping[str, int] = field(default_factory=dict)
     submit_method: int | None = 2
     universe: int = VANILLA
+    warned: set[str] = field(default_factory=set)
+    """Warnings already given in this submission (shared by its jobs; some of condor_submit's
+    behaviour depends on it, see ``set_job_lease``)."""
+    queue_line: int = 0
+    """Line of the queue statement making this job: where an error without a command is."""
 
     def param(self, key: str, alt: str | None = None) -> str | None:
         """Expanded value of a submit command (None when unset or empty)."""
@@ -90,8 +95,9 @@ class JobInput:
         return key
 
     def error(self, message: str, key: str | None = None, alt: str | None = None) -> SubmitError:
-        """A SubmitError located at the line that set ``key`` (or ``alt``)."""
-        line = 0
+        """A SubmitError located at the line that set ``key`` (or ``alt``), else at the
+        queue statement."""
+        line = self.queue_line
         command = None
         for k in (key, alt):
             if k and k.lower() in self.lines:

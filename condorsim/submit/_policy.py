@@ -80,17 +80,19 @@ def parse_int64_bytes(text: str, base: int) -> int | None:
     return value if not rest.strip() else None
 
 
-def _machine_matched(job: JobInput, ad: Attrs) -> bool:
-    """True for universes whose jobs are matched against slot ads (all but non-condor grid)."""
-    if job.universe != GRID:
-        return True
-    resource = ad.get("GridResource") or job.param("grid_resource", "GridResource") or ""
-    assert isinstance(resource, str)
-    return resource.split()[0].lower() == "condor" if resource.split() else False
+def grid_type(job: JobInput) -> str:
+    """The lower-cased first word of ``grid_resource`` ("" when unset)."""
+    words = (job.param("grid_resource", "GridResource") or "").split()
+    return words[0].lower() if words else ""
+
+
+def _machine_matched(job: JobInput) -> bool:
+    """True for jobs matched against slot ads: every universe but grid other than condor."""
+    return job.universe != GRID or grid_type(job) == "condor"
 
 
 def set_requests(job: JobInput, ad: Attrs) -> None:
-    defaults = _machine_matched(job, ad)
+    defaults = job.universe != GRID or grid_type(job) != "batch"
     cpus = job.param("request_cpus", "RequestCpus")
     if cpus is not None:
         ad["RequestCpus"] = parse_expr_command(job, "RequestCpus", cpus, "request_cpus")
@@ -224,6 +226,7 @@ def set_periodic(job: JobInput, ad: Attrs) -> None:
 
 
 def set_job_lease(job: JobInput, ad: Attrs) -> None:
+    """JobLeaseDuration: the command, else JOB_DEFAULT_LEASE_DURATION for vanilla jobs."""
     value = job.param("job_lease_duration", "JobLeaseDuration")
     if value is None:
         if job.universe != VANILLA:
@@ -233,7 +236,12 @@ def set_job_lease(job: JobInput, ad: Attrs) -> None:
     digits = text[1:] if text[:1] in "+-" else text
     if digits.isdigit():
         number = int(text)
-        ad["JobLeaseDuration"] = number if number == 0 else max(number, 20)
+        if 0 < number < 20 and "job_lease_too_small" not in job.warned:
+            # condor_submit 24.0 raises a lease under 20 s to 20 only along with its
+            # warning, which it gives once per submission: later jobs keep the value.
+            job.warned.add("job_lease_too_small")
+            number = 20
+        ad["JobLeaseDuration"] = number
     else:
         ad["JobLeaseDuration"] = parse_expr_command(
             job, "JobLeaseDuration", value, "job_lease_duration"
@@ -258,7 +266,7 @@ def set_requirements(job: JobInput, ad: Attrs) -> None:
     user = job.param("requirements", "Requirements")
     refs = references(user) if user else frozenset()
     clauses = [f"({user})"] if user else []
-    if not _machine_matched(job, ad):
+    if not _machine_matched(job):
         text = clauses[0] if clauses else "true"
         ad["Requirements"] = parse_expr_command(job, "Requirements", text, "requirements")
         return
@@ -270,10 +278,11 @@ def set_requirements(job: JobInput, ad: Attrs) -> None:
         clauses.append("(TARGET.Disk >= RequestDisk)")
     if not _request_at_most(ad, "RequestMemory", 1):
         clauses.append("(TARGET.Memory >= RequestMemory)")
-    if "cpus" not in refs and not _request_at_most(ad, "RequestCpus", 1):
-        clauses.append("(TARGET.Cpus >= RequestCpus)")
-    if "gpus" not in refs and not _request_at_most(ad, "RequestGPUs", 0):
-        clauses.append("(TARGET.GPUs >= RequestGPUs)")
+    if job.universe != GRID:
+        if "cpus" not in refs and not _request_at_most(ad, "RequestCpus", 1):
+            clauses.append("(TARGET.Cpus >= RequestCpus)")
+        if "gpus" not in refs and not _request_at_most(ad, "RequestGPUs", 0):
+            clauses.append("(TARGET.GPUs >= RequestGPUs)")
     if job.universe == VANILLA:
         clause = _file_transfer_clause(ad.get("ShouldTransferFiles"), refs)
         if clause:

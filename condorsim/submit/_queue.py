@@ -265,18 +265,19 @@ def _match(patterns: list[str], kind: str, cwd: str, warn: Callable[[str], None]
     return found
 
 
-def split_item(item: str, count: int) -> list[str | None]:
+def split_item(item: str, count: int) -> list[str]:
     """Fields of ``item`` for ``count`` loop variables.
 
     Each field ends at a comma, space or tab (the white space after it is skipped); the
-    last variable takes the rest. A variable with no field left gets None: condor_submit
-    then leaves it at its value from the previous item.
+    last variable takes the rest, and variables with no field left get "" (as the
+    Python bindings and late materialization do; condor_submit's own loop leaves them
+    at their previous value, see docs/submit.md).
     """
-    fields: list[str | None] = []
+    fields: list[str] = []
     data: str | None = item
     for position in range(count):
         if data is None:
-            fields.append(None)
+            fields.append("")
             continue
         if position == count - 1:
             fields.append(data)

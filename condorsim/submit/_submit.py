@@ -267,13 +267,11 @@ class _Run:
                 if not spec.slice.selected(index, len(items)):
                     continue
                 if item is not None:
-                    for name, value in zip(
-                        variables, split_item(item, len(variables)), strict=True
-                    ):
-                        if value is not None:
-                            self.table.live[name.lower()] = value
+                    fields = split_item(item, len(variables))
+                    for name, value in zip(variables, fields, strict=True):
+                        self.table.live[name.lower()] = value
                 for step in range(spec.count):
-                    yield self._make(index, step)
+                    yield self._make(index, step, statement.line)
         finally:
             for name in variables:
                 self.table.live.pop(name.lower(), None)
@@ -294,7 +292,7 @@ class _Run:
             else:
                 names = variables or ["Item"]
                 fields = split_item(str(item), len(names))
-                values = {n: f for n, f in zip(names, fields, strict=True) if f is not None}
+                values = dict(zip(names, fields, strict=True))
             if not variables:
                 variables = [_plus_to_my(k) for k in values]
             for name, value in values.items():
@@ -302,7 +300,7 @@ class _Run:
             for step in range(self.count or 1):
                 yield self._make(index, step)
 
-    def _make(self, index: int, step: int) -> ClassAd:
+    def _make(self, index: int, step: int, line: int = 0) -> ClassAd:
         table = self.table
         table.live["cluster"] = str(self.cluster)
         table.live["process"] = str(self.proc)
@@ -310,7 +308,9 @@ class _Run:
             clusterid=str(self.cluster), procid=str(self.proc), step=str(step),
             row=str(index), itemindex=str(index),
         )  # fmt: skip
-        job = JobInput(**{**self.base.__dict__, "cluster": self.cluster, "proc": self.proc})
+        job = JobInput(
+            **{**self.base.__dict__, "cluster": self.cluster, "proc": self.proc, "queue_line": line}
+        )
         ad = _to_classad(build_job(job))
         self.proc += 1
         return ad
