@@ -102,7 +102,8 @@ class MessageStream(trio.abc.AsyncResource):
             )
         if self._send_interrupted:
             raise ConnectionClosed("an earlier send was interrupted mid-frame", clean=False)
-        self._send_interrupted = True  # until send_all returns: a cancelled send leaves half a frame
+        # Until send_all returns: a cancelled send_all may leave half a frame on the wire.
+        self._send_interrupted = True
         try:
             await self._stream.send_all(encode_frame(payload))
         except trio.BrokenResourceError as e:
@@ -143,7 +144,9 @@ class MessageStream(trio.abc.AsyncResource):
             try:
                 data = await self._stream.receive_some(RECEIVE_SIZE)
             except trio.BrokenResourceError as e:
-                raise ConnectionClosed(f"connection broken while receiving: {e}", clean=False) from e
+                raise ConnectionClosed(
+                    f"connection broken while receiving: {e}", clean=False
+                ) from e
             if not data:
                 if decoder.buffered:
                     raise ProtocolError(
