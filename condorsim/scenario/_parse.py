@@ -127,14 +127,24 @@ def _check_top_level(ctx: FileContext, data: dict[str, Any]) -> None:
     if "scenario" not in data:
         raise ctx.error('missing the [scenario] section (it needs at least name = "...")')
     for key in _TABLES:
-        if key in data and not isinstance(data[key], dict):
+        value = data.get(key, {})
+        if isinstance(value, list):
             raise ctx.error(f"[{key}] must be a table: write [{key}], not [[{key}]]",
                             section=key, index=1, key=key)
+        if not isinstance(value, dict):
+            raise ctx.error(f"[{key}] must be a table, not {type_name(value)}", key=key)
     for key in _ARRAYS:
-        if key in data and not (isinstance(data[key], list)
-                                and all(isinstance(e, dict) for e in data[key])):
+        value = data.get(key, [])
+        if isinstance(value, dict):
             raise ctx.error(f"[[{key}]] must be an array of tables: write [[{key}]], "
                             f"not [{key}]", section=key, key=key)
+        if not isinstance(value, list):
+            raise ctx.error(f"[[{key}]] must be an array of tables, not {type_name(value)}",
+                            key=key)
+        for item in value:
+            if not isinstance(item, dict):
+                raise ctx.error(f"[[{key}]] must be an array of tables, not of "
+                                f"{type_name(item).split(' ', 1)[1]}s", key=key)
 
 
 def _read_header(ctx: FileContext, table: dict[str, Any]) -> dict[str, Any]:

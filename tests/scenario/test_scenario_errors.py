@@ -450,6 +450,21 @@ CASES = [
         'scenario.toml, line 5: [[expect]] #1 (at "end"): where: not a valid ClassAd expression (line 1, column 7: unexpected \'=\' (expected end of input))',
         id='expect_where_bad',
     ),
+    pytest.param(
+        'scenario = "x"\n',
+        "scenario.toml, line 1: [scenario] must be a table, not a string",
+        id='scenario_string',
+    ),
+    pytest.param(
+        'machine = [1]\n' + H,
+        "scenario.toml, line 1: [[machine]] must be an array of tables, not of integers",
+        id='machine_integers',
+    ),
+    pytest.param(
+        'expect = 5\n' + H,
+        "scenario.toml, line 1: [[expect]] must be an array of tables, not an integer",
+        id='expect_integer',
+    ),
 ]
 
 
