@@ -11,12 +11,16 @@ submit in time order (declaration order at equal moments) is cluster n.
 ids in between (routed copies do: the replay runner's numbering is the real one).
 
 :func:`check_submits` builds every submit description that has no ``expect_error``
-with ``condorsim.submit`` (no pool involved) and refuses the scenario if condor_submit
-would refuse it. A submit with ``expect_error`` is not built here: that it is refused
+with ``condorsim.submit`` (no pool involved), in an empty directory and environment,
+and refuses the scenario if condor_submit would refuse it. A submit with ``expect_error`` is not built here: that it is refused
 with that text is checked when the scenario runs.
 """
 
 from __future__ import annotations
+
+import tempfile
+
+from condorsim.submit import Submit, SubmitError
 
 from ._fields import FileContext
 from ._model import Scenario
@@ -32,18 +36,30 @@ def expected_cluster_ids(scenario: Scenario) -> list[int]:
 
 
 def check_submits(ctx: FileContext, scenario: Scenario) -> None:
-    """Refuse a submit description (without expect_error) that condor_submit would."""
-    for submit, cluster in zip(scenario.submits, expected_cluster_ids(scenario), strict=True):
-        if submit.expect_error is not None:
-            continue
-        from condorsim.submit import Submit, SubmitError  # type: ignore[attr-defined]
+    """Refuse a submit description (without expect_error) that condor_submit would.
 
-        try:
-            Submit(submit.text).jobs(count=0, clusterid=cluster, qdate=submit.at,
-                                     owner=submit.owner)
-        except SubmitError as err:
+    Each is built as the replay runner will submit it: in an empty directory standing
+    for the run's directory, with an empty environment (the host's must not change a
+    scenario) and the knobs of ``[config]``.
+    """
+    with tempfile.TemporaryDirectory(prefix="condorsim-scenario-") as rundir:
+        for submit, cluster in zip(scenario.submits, expected_cluster_ids(scenario),
+                                   strict=True):
+            if submit.expect_error is not None:
+                continue
             key = "file" if submit.file is not None else "text"
-            where = f"line {err.line}: " if err.line else ""
-            raise ctx.error(f"condor_submit refuses it: {where}{err.message}",
-                            section="submit", index=submit.index, key=key,
-                            where=submit.label, field=key) from None
+            try:
+                description = Submit(submit.text, source=str(submit.file or key))
+                for _ in description.jobs(count=0, clusterid=cluster, qdate=submit.at,
+                                          owner=submit.owner, iwd=rundir, env={},
+                                          config=dict(scenario.config)):
+                    pass
+            except SubmitError as err:
+                place = ""
+                if err.line:
+                    place = f" ({submit.file.name}, line {err.line})" if submit.file else \
+                        f" (line {err.line} of the description)"
+                message = err.message.replace(rundir, "<run directory>")
+                raise ctx.error(f"condor_submit refuses it{place}: {message}",
+                                section="submit", index=submit.index, key=key,
+                                where=submit.label, field=key) from None
