@@ -152,7 +152,7 @@ def decode(payload: bytes) -> Message:
     """Decode and validate one payload; raise :class:`ProtocolError` if it is not a message."""
     try:
         obj = msgpack.unpackb(payload, raw=False, strict_map_key=True, **UNPACK_LIMITS)
-    except (ValueError, TypeError, msgpack.UnpackException) as e:
+    except (ValueError, msgpack.UnpackException) as e:
         # ValueError covers truncated input, extra data, bad UTF-8, limits, bad map keys.
         raise ProtocolError(f"payload is not a valid msgpack value: {_short(str(e))}") from None
     if type(obj) is not dict:

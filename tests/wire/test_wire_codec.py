@@ -271,6 +271,8 @@ def test_encoding_a_wrong_field_type_is_our_bug_not_a_protocol_error() -> None:
         encode(SEND_RESOURCE_REQUEST_LIST(count=True))
     with pytest.raises(TypeError, match="is not a registered message"):
         encode(Message())
+    with pytest.raises(TypeError):  # a payload that is no bytes at all is our bug too
+        decode("OK")  # type: ignore[arg-type]
 
 
 def test_registration_mistakes_fail_at_import() -> None:
