@@ -35,7 +35,7 @@ def decode_or_refuse(payload: bytes) -> Message | None:
     return msg
 
 
-@settings(deadline=None, max_examples=1000)
+@settings(deadline=None, max_examples=500)
 @given(st.binary(max_size=200))
 def test_random_bytes(payload: bytes) -> None:
     decode_or_refuse(payload)
@@ -58,7 +58,7 @@ msgpack_values = st.recursive(
 )
 
 
-@settings(deadline=None, max_examples=500)
+@settings(deadline=None, max_examples=300)
 @given(msgpack_values)
 def test_valid_msgpack_of_any_shape(value: Any) -> None:
     decode_or_refuse(msgpack.packb(value, use_bin_type=True))
@@ -83,7 +83,7 @@ def mutated_messages(draw: st.DrawFn) -> bytes:
     return payload
 
 
-@settings(deadline=None, max_examples=1000)
+@settings(deadline=None, max_examples=500)
 @given(mutated_messages())
 def test_messages_with_the_wrong_shape(payload: bytes) -> None:
     decode_or_refuse(payload)
@@ -102,7 +102,7 @@ def test_truncated_and_corrupted_payloads(payload: bytes, data: st.DataObject) -
         decode_or_refuse(flipped)
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=150)
 @given(
     st.lists(mutated_messages(), max_size=4),
     st.integers(min_value=0, max_value=2**32 - 1),
