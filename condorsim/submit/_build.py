@@ -267,7 +267,7 @@ def _grid(job: JobInput, ad: Attrs) -> None:
 # (submit command, alternate name, attribute, kind): "expr" is ClassAd text, "string"
 # a string with surrounding quotes removed, "bool" a boolean command, "list" a string
 # with white space and commas normalised to commas.
-_EARLY = (("description", "JobDescription", "JobDescription", "string"),)
+_EARLY = (("description", "JobDescription", "JobDescription", "raw"),)
 _RETIREMENT = (("max_job_retirement_time", "MaxJobRetirementTime", "MaxJobRetirementTime", "expr"),)
 _NOTIFY = (
     ("notify_user", "NotifyUser", "NotifyUser", "raw"),

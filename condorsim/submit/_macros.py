@@ -14,8 +14,9 @@ HTCondor's ``expand_macro`` does, so a macro may build the name of another
 
 * ``$(name)`` and ``$(name:default)`` -- an unknown name expands to the default, or to "";
 * ``$ENV(name)`` and ``$ENV(name:default)`` -- an unset variable gives ``UNDEFINED``;
-* ``$F<opts>(name)`` with opts among ``p d n x q`` -- parts of a file name;
-* ``$(DOLLAR)`` -- a literal ``$`` that is not expanded again.
+* ``$F<opts>(name)`` with opts among ``p d n x q`` -- parts of a file name (of the
+  name itself when it is not a macro);
+* ``$(DOLLAR)`` -- a literal ``$``, put in after every other macro is expanded.
 
 ``$$(...)`` is left untouched for the schedd; so is anything else that looks like a
 macro but is not one of these (``$(ENV(X))``, ``$(a b)``, ``$INT(x)``).
@@ -28,8 +29,9 @@ from dataclasses import dataclass, field
 
 _ID = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./")
 _FOPTS = frozenset("pdnxqPDNXQ")
-_DOLLAR_MARK = "\x00"
 _MAX_SUBSTITUTIONS = 10000
+_MAX_DEPTH = 20
+_MAX_LENGTH = 1 << 20
 
 
 class MacroError(Exception):
@@ -46,11 +48,12 @@ class MacroTable:
     env: Mapping[str, str] = field(default_factory=dict)
 
     def set(self, key: str, value: str) -> None:
-        """Assign a submit command; a reference to itself takes the previous value."""
+        """Assign a submit command. A reference to itself takes the previous value: as
+        written for ``$(key)``, expanded now for ``$F(key)`` (as HTCondor does)."""
         lower = key.lower()
         old = self.user.get(lower)
         if _refers_to(value, lower):
-            value = _substitute_self(value, lower, old[1] if old else "")
+            value = _substitute_self(value, lower, old[1] if old else None, self)
         self.user[lower] = (old[0] if old else key, value)
 
     def raw(self, key: str) -> str | None:
@@ -80,19 +83,24 @@ class MacroTable:
         entry = self.user.get(lower)
         return entry[1] if entry else None
 
-    def expand(self, text: str) -> str:
+    def expand(self, text: str, depth: int = 0) -> str:
         """Expand every macro in ``text``; raises MacroError on a runaway expansion."""
-        for _ in range(_MAX_SUBSTITUTIONS):
-            found = _find_macro(text)
-            if found is None:
-                return text.replace(_DOLLAR_MARK, "$")
-            start, end, replacement = found(self)
-            text = text[:start] + replacement + text[end:]
-        raise MacroError(f"macro expansion does not terminate in: {text[:200]}")
+        original = text
+        if depth < _MAX_DEPTH:
+            for _ in range(_MAX_SUBSTITUTIONS):
+                found = _find_macro(text, dollar=False)
+                if found is None:
+                    return _replace_dollars(text)
+                start, end, replacement = found(self, depth)
+                text = text[:start] + replacement + text[end:]
+                if len(text) > _MAX_LENGTH:
+                    break
+        raise MacroError(f"macro expansion does not terminate in: {original[:200]}")
 
 
 class _Found:
-    """A macro located in a text; calling it with a table gives (start, end, replacement)."""
+    """A macro located in a text; calling it with a table (and the
+    nesting depth of ``$F`` expansions) gives (start, end, replacement)."""
 
     __slots__ = ("default", "end", "kind", "name", "opts", "start")
 
@@ -102,23 +110,35 @@ class _Found:
         self.kind, self.start, self.end = kind, start, end
         self.name, self.default, self.opts = name, default, opts
 
-    def __call__(self, table: MacroTable) -> tuple[int, int, str]:
+    def __call__(self, table: MacroTable, depth: int) -> tuple[int, int, str]:
         if self.kind == "env":
             value = table.env.get(self.name)
             if value is None:
                 value = self.default if self.default is not None else "UNDEFINED"
             return self.start, self.end, value
-        if self.name.lower() == "dollar" and self.kind == "plain":
-            return self.start, self.end, _DOLLAR_MARK
         raw = table.raw(self.name)
         if self.kind == "file":
-            return self.start, self.end, _file_part(table.expand(raw or ""), self.opts)
+            # $F of a name that is not a macro works on the name itself.
+            path = self.name if raw is None else table.expand(raw, depth + 1)
+            return self.start, self.end, _file_part(path, self.opts)
         if raw is None or (raw == "" and self.default is not None):
             raw = self.default or ""
         return self.start, self.end, raw
 
 
-def _find_macro(text: str) -> _Found | None:
+def _replace_dollars(text: str) -> str:
+    """The last step of expansion: each ``$(DOLLAR)`` becomes ``$``, leftmost first and
+    scanning again from the start (so ``$(DOLLAR)$(DOLLAR)`` ends as ``$$(DOLLAR)``)."""
+    for _ in range(_MAX_SUBSTITUTIONS):
+        found = _find_macro(text, dollar=True)
+        if found is None:
+            return text
+        text = text[: found.start] + "$" + text[found.end :]
+    return text
+
+
+def _find_macro(text: str, dollar: bool) -> _Found | None:
+    """The leftmost macro: ``$(DOLLAR)`` only when ``dollar``, any other one otherwise."""
     i = text.find("$")
     while i >= 0:
         nxt = text[i + 1 : i + 2]
@@ -129,7 +149,11 @@ def _find_macro(text: str) -> _Found | None:
             continue
         found = _macro_at(text, i)
         if found is not None:
-            return found
+            is_dollar = found.kind == "plain" and found.name.lower() == "dollar"
+            if is_dollar == dollar:
+                return found
+            i = text.find("$", found.end if is_dollar else i + 1)
+            continue
         i = text.find("$", i + 1)
     return None
 
@@ -163,7 +187,7 @@ def _named(text: str, start: int, name_at: int, kind: str) -> _Found | None:
         return _Found(kind, start, j + 1, name, None)
     if text[j : j + 1] == ":" and kind != "file":
         close = _close_paren(text, name_at - 1)
-        if close > j + 1:
+        if close > j:
             return _Found(kind, start, close + 1, name, text[j + 1 : close])
     return None
 
@@ -183,22 +207,30 @@ def _close_paren(text: str, open_at: int) -> int:
 
 
 def _refers_to(value: str, lower_key: str) -> bool:
-    return f"$({lower_key}" in value.lower()
+    low = value.lower()
+    return f"({lower_key}" in low
 
 
-def _substitute_self(value: str, lower_key: str, old: str) -> str:
-    """Replace ``$(key)`` and ``$(key:default)`` by the key's previous value."""
+def _substitute_self(value: str, lower_key: str, old: str | None, table: MacroTable) -> str:
+    """Replace the macros that name ``lower_key`` (``$(key)``, ``$(key:default)``,
+    ``$F..(key)``) by the previous value ``old`` (None: there was none)."""
     out = value
     start = 0
     while True:
-        i = out.lower().find(f"$({lower_key}", start)
+        i = out.find("$", start)
         if i < 0:
             return out
-        found = _named(out, i, i + 2, "plain")
-        if found is None or found.name.lower() != lower_key:
+        found = _macro_at(out, i)
+        if found is None or found.kind == "env" or found.name.lower() != lower_key:
             start = i + 1
             continue
-        replacement = old if old or found.default is None else found.default
+        if found.kind == "file":
+            path = found.name if old is None else table.expand(old)
+            replacement = _file_part(path, found.opts)
+        elif old:
+            replacement = old
+        else:
+            replacement = found.default or ""
         out = out[:i] + replacement + out[found.end :]
         start = i + len(replacement)
 

@@ -259,7 +259,8 @@ class _Run:
                 )
         except (QueueSyntaxError, MacroError) as exc:
             raise SubmitError(str(exc), source=source, line=statement.line) from None
-        variables = spec.variables
+        # A queue statement without loop variables still sets $(Item) to "" (the binding does).
+        variables = spec.variables or ["Item"]
         for name in variables:
             self.table.live[name.lower()] = ""
         try:
