@@ -73,8 +73,8 @@ ALIVE                       schedd -> startd        (claim_id) -- keep-alive of 
 SIM_HELLO                   any -> any              (name) -- first message of every connection
 SIM_CLOCK_HELLO             participant -> coord.   (name, pid) -- join the coordination
 SIM_CLOCK_POLL              coordinator -> part.    (round) -- answer SIM_CLOCK_IDLE once idle
-SIM_CLOCK_IDLE              participant -> coord.   (round, sent, received, next_deadline, busy)
-                                                    -- idle now; busy = end-of-instant work waits
+SIM_CLOCK_IDLE              participant -> coord.   (round, sent, received, next_deadline, eoi_pending)
+                                                    -- idle now; eoi_pending = end-of-instant work waits
 SIM_END_OF_INSTANT          coordinator -> part.    (round) -- run end-of-instant work now
 SIM_CLOCK_PREPARE           coordinator -> part.    (now) -- a jump to ``now`` is coming
 SIM_CLOCK_PREPARED          participant -> coord.   (now) -- ready for the jump
@@ -404,3 +404,212 @@ class SIM_CLOCK_PREPARED(Message):
 @message("SIM_CLOCK_ADVANCE")
 class SIM_CLOCK_ADVANCE(Message):
     now: float
+
+
+# ---- the job flow (docs/protocol.md is the contract: who sends what, when) ---------------
+# Tools -> schedd.
+
+
+@message("SUBMIT_JOBS")
+class SUBMIT_JOBS(Message):
+    """condor_submit: the schedd translates ``text`` (a submit description) itself."""
+
+    owner: str
+    text: str
+    iwd: str
+    source: str
+
+
+@message("SUBMIT_RESULT")
+class SUBMIT_RESULT(Message):
+    cluster: int
+    procs: int
+
+
+@message("ACT_ON_JOBS")
+class ACT_ON_JOBS(Message):
+    """hold | release | remove | suspend | continue | vacate, by ids ("c" or "c.p") or constraint."""
+
+    action: str
+    ids: list[str]
+    constraint: str
+    reason: str
+    owner: str
+
+
+@message("QEDIT")
+class QEDIT(Message):
+    ids: list[str]
+    constraint: str
+    attr: str
+    value: str
+    owner: str
+
+
+@message("ACT_RESULT")
+class ACT_RESULT(Message):
+    done: list[str]
+    errors: list[str]
+
+
+@message("QUERY_JOB_ADS")
+class QUERY_JOB_ADS(Message):
+    constraint: str
+    projection: list[str]
+
+
+@message("QUERY_HISTORY")
+class QUERY_HISTORY(Message):
+    constraint: str
+    projection: list[str]
+    limit: int
+
+
+# Schedd <-> startd (claims).
+
+
+@message("CLAIM_RESPONSE")
+class CLAIM_RESPONSE(Message):
+    accepted: bool
+    reason: str
+    slot_ad: ClassAd | None
+
+
+# Schedd <-> shadow.
+
+
+@message("SHADOW_START")
+class SHADOW_START(Message):
+    """Run ``job_ad`` (its $$ references expanded) on ``claim_id`` at ``startd_addr``."""
+
+    job_ad: ClassAd
+    claim_id: str
+    startd_addr: str
+    slot_ad: ClassAd
+
+
+@message("SHADOW_UPDATE")
+class SHADOW_UPDATE(Message):
+    """The shadow pushes its dirty job attributes (periodic or immediate)."""
+
+    job: str
+    ad: ClassAd
+
+
+@message("SHADOW_UPDATE_REPLY")
+class SHADOW_UPDATE_REPLY(Message):
+    """Attributes qedit changed since the last exchange (the shadow pulls them)."""
+
+    ad: ClassAd
+
+
+@message("SHADOW_EXIT")
+class SHADOW_EXIT(Message):
+    """The shadow instance of ``job`` is done; ``exit_code`` is HTCondor's (condorsim.jobs.codes)."""
+
+    job: str
+    exit_code: int
+    ad: ClassAd
+
+
+@message("SHADOW_HOLD")
+class SHADOW_HOLD(Message):
+    job: str
+    reason: str
+    code: int
+    subcode: int
+
+
+@message("SHADOW_REMOVE")
+class SHADOW_REMOVE(Message):
+    job: str
+    reason: str
+
+
+@message("SHADOW_SUSPEND")
+class SHADOW_SUSPEND(Message):
+    job: str
+
+
+@message("SHADOW_CONTINUE")
+class SHADOW_CONTINUE(Message):
+    job: str
+
+
+@message("SHADOW_VACATE")
+class SHADOW_VACATE(Message):
+    job: str
+
+
+@message("SHADOW_QEDIT")
+class SHADOW_QEDIT(Message):
+    """qedit changed the job: the schedd tells the shadow to take these attributes."""
+
+    job: str
+    ad: ClassAd
+
+
+# Startd <-> starter, starter <-> shadow.
+
+
+@message("STARTER_START")
+class STARTER_START(Message):
+    claim_id: str
+    job_ad: ClassAd
+    shadow_addr: str
+    slot_ad: ClassAd
+
+
+@message("REGISTER_JOB_INFO")
+class REGISTER_JOB_INFO(Message):
+    """The starter's periodic (and suspend/unsuspend) update of the job's attributes."""
+
+    job: str
+    ad: ClassAd
+
+
+@message("STARTER_UPDATE")
+class STARTER_UPDATE(Message):
+    """The same update, to the startd."""
+
+    claim_id: str
+    ad: ClassAd
+
+
+@message("BEGIN_EXECUTION")
+class BEGIN_EXECUTION(Message):
+    job: str
+
+
+@message("JOB_EXIT")
+class JOB_EXIT(Message):
+    """The starter's final update; ``reason`` is HTCondor's job exit reason code."""
+
+    job: str
+    reason: int
+    ad: ClassAd
+
+
+@message("STARTER_EXITED")
+class STARTER_EXITED(Message):
+    claim_id: str
+
+
+@message("STARTER_SUSPEND")
+class STARTER_SUSPEND(Message):
+    job: str
+
+
+@message("STARTER_CONTINUE")
+class STARTER_CONTINUE(Message):
+    job: str
+
+
+@message("STARTER_HOLD")
+class STARTER_HOLD(Message):
+    job: str
+
+
+@message("STARTER_REMOVE")
+class STARTER_REMOVE(Message):
+    job: str
