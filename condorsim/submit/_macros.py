@@ -213,13 +213,20 @@ def _refers_to(value: str, lower_key: str) -> bool:
 
 def _substitute_self(value: str, lower_key: str, old: str | None, table: MacroTable) -> str:
     """Replace the macros that name ``lower_key`` (``$(key)``, ``$(key:default)``,
-    ``$F..(key)``) by the previous value ``old`` (None: there was none)."""
+    ``$F..(key)``) by the previous value ``old`` (None: there was none).
+
+    Scanning goes on from the start of each replacement, so a ``$`` it ends with can make
+    a ``$$`` escape of what follows, as in HTCondor.
+    """
     out = value
     start = 0
-    while True:
+    for _ in range(_MAX_SUBSTITUTIONS):
         i = out.find("$", start)
         if i < 0:
             return out
+        if out[i + 1 : i + 2] == "$":
+            start = i + 2
+            continue
         found = _macro_at(out, i)
         if found is None or found.kind == "env" or found.name.lower() != lower_key:
             start = i + 1
@@ -232,7 +239,8 @@ def _substitute_self(value: str, lower_key: str, old: str | None, table: MacroTa
         else:
             replacement = found.default or ""
         out = out[:i] + replacement + out[found.end :]
-        start = i + len(replacement)
+        start = i
+    raise MacroError(f"macro expansion does not terminate in: {value[:200]}")
 
 
 def _file_part(path: str, opts: str) -> str:

@@ -275,8 +275,10 @@ def queue_statements(draw: st.DrawFn) -> str:
 def macro_descriptions(draw: st.DrawFn) -> str:
     lines = ["executable = /bin/echo"]
     defined: list[str] = []
-    for name in draw(st.lists(st.sampled_from(["a", "B", "cc", "x"]), max_size=4)):
+    for name in draw(st.lists(st.sampled_from(["a", "B", "cc", "x"]), max_size=4, unique=True)):
         lines.append(f"{name} = {draw(macro_values([*defined, name]))}")
+        if draw(st.booleans()):  # a second value referring to the first
+            lines.append(f"{name} = {draw(macro_values([*defined, name]))}")
         defined.append(name)
     lines.append(f"description = {draw(macro_values(defined))}")
     arguments = ["$(x) $(y)", "$(Item) $(a)", "$(B)", "fixed", "$(arguments)"]
