@@ -134,7 +134,6 @@ _STRING_ESCAPES: Final = {
     0x0B: "\\v",
     0x5C: "\\\\",
     0x22: '\\"',
-    0x27: "\\'",
 }
 
 
@@ -144,7 +143,7 @@ def quote_string(s: str) -> str:
     Non-printable bytes, including every byte of a non-ASCII character, are written
     as three-digit octal escapes.
     """
-    if s.isascii() and s.isprintable() and not ('"' in s or "'" in s or "\\" in s):
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
         return f'"{s}"'
     out = ['"']
     for byte in s.encode("utf-8"):

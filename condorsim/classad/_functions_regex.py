@@ -181,7 +181,7 @@ def string_list_regexp_member(ctx: EvalContext, args: tuple[Value, ...]) -> Valu
     items = tokens(lst, delimiters)
     if not items:
         return UNDEFINED
-    return any(regex.search(item.encode("utf-8")) is not None for item in items)
+    return any(regex.search(item.encode("utf-8", "surrogateescape")) for item in items)
 
 
 REGEX_FUNCTIONS: Final[dict[str, Callable[[EvalContext, tuple[Value, ...]], Value]]] = {

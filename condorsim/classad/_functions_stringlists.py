@@ -14,32 +14,45 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Final
+from typing import AnyStr, Final
 
 from ._convert import c_strtod, double_to_int64
 from ._ops import fold_case
 from ._values import ERROR, UNDEFINED, EvalContext, Value
 
 _C_SPACE: Final = " \t\n\v\f\r"
+_C_SPACE_BYTES: Final = _C_SPACE.encode("ascii")
 _FLT_MAX: Final = 3.4028234663852886e38
 _FLT_MIN: Final = 1.1754943508222875e-38
 _INTEGER_CHARS: Final = frozenset("+-0123456789")
 
 
 def tokens(s: str, delimiters: str) -> list[str]:
-    """HTCondor's StringTokenIterator with trimming: the non-empty trimmed items."""
+    """HTCondor's StringTokenIterator with trimming: the non-empty trimmed items.
+
+    HTCondor splits bytes, so a non-ASCII delimiter splits at each of its UTF-8 bytes;
+    items are then returned decoded with ``surrogateescape`` (compare them with each
+    other, encode them back with ``surrogateescape``; they never leave this package).
+    """
+    if s.isascii() and delimiters.isascii():
+        return _split_trimmed(s, delimiters, _C_SPACE)
+    raw = _split_trimmed(s.encode("utf-8"), delimiters.encode("utf-8"), _C_SPACE_BYTES)
+    return [item.decode("utf-8", errors="surrogateescape") for item in raw]
+
+
+def _split_trimmed(s: AnyStr, delimiters: AnyStr, space: AnyStr) -> list[AnyStr]:
     if not delimiters:
-        item = s.strip(_C_SPACE)
+        item = s.strip(space)
         return [item] if item else []
     out = []
     start = 0
     for i, ch in enumerate(s):
         if ch in delimiters:
-            item = s[start:i].strip(_C_SPACE)
+            item = s[start:i].strip(space)
             if item:
                 out.append(item)
             start = i + 1
-    item = s[start:].strip(_C_SPACE)
+    item = s[start:].strip(space)
     if item:
         out.append(item)
     return out
@@ -155,10 +168,11 @@ def _same(s: str) -> str:
     return s
 
 
-def _split_string_list(s: str, delimiters: str) -> list[str]:
-    """The older splitter of stringListsIntersect: no trimming, empty items dropped."""
+def _split_string_list(s: bytes, delimiters: bytes) -> list[bytes]:
+    """The older splitter of stringListsIntersect (on bytes): no trimming, empty items
+    dropped."""
     if not delimiters:
-        delimiters = " ,"
+        delimiters = b" ,"
     out = []
     start = 0
     for i, ch in enumerate(s):
@@ -184,8 +198,9 @@ def string_lists_intersect(ctx: EvalContext, args: tuple[Value, ...]) -> Value:
     a, b = args[0], args[1]
     if type(a) is not str or type(b) is not str or type(delimiters) is not str:
         return ERROR
-    right = set(_split_string_list(b, delimiters))
-    return any(x in right for x in _split_string_list(a, delimiters))
+    separators = delimiters.encode("utf-8")
+    right = set(_split_string_list(b.encode("utf-8"), separators))
+    return any(x in right for x in _split_string_list(a.encode("utf-8"), separators))
 
 
 STRING_LIST_FUNCTIONS: Final[dict[str, Callable[[EvalContext, tuple[Value, ...]], Value]]] = {

@@ -18,6 +18,7 @@ ERROR as a bad pattern does in HTCondor. Compiled patterns are cached.
 from __future__ import annotations
 
 import re
+import warnings
 from functools import lru_cache
 from typing import Final
 
@@ -42,8 +43,8 @@ _POSIX_CLASSES: Final = {
 _ESCAPES: Final = {
     ord("z"): (rb"\Z", None),
     ord("Z"): (rb"(?=\n?\Z)", None),
-    ord("h"): (rb"[ \t]", rb" \t"),
-    ord("H"): (rb"[^ \t]", None),
+    ord("h"): (rb"[ \t\xa0]", rb" \t\xa0"),
+    ord("H"): (rb"[^ \t\xa0]", None),
     ord("v"): (rb"[\n\x0b\f\r\x85]", rb"\n\x0b\f\r\x85"),
     ord("V"): (rb"[^\n\x0b\f\r\x85]", None),
     ord("R"): (rb"(?:\r\n|[\n\x0b\f\r\x85])", None),
@@ -54,6 +55,26 @@ _QUANTIFIER: Final = re.compile(rb"\{(?:\d+(?:,\d*)?)\}")
 _NAMED_GROUP: Final = re.compile(rb"\(\?(?:<([A-Za-z_]\w*)>|'([A-Za-z_]\w*)')")
 _BACKREF: Final = re.compile(rb"\\k(?:<(\w+)>|'(\w+)'|\{(\w+)\})")
 _INLINE_FLAGS: Final = re.compile(rb"\(\?([imsx]*)(?:-([imsx]*))?\)")
+_DIGITS: Final = re.compile(rb"[0-9]+")
+_OCTAL: Final = re.compile(rb"[0-7]{1,3}")
+
+
+def _number_escape(pattern: bytes, i: int, groups_before: int, in_class: bool) -> tuple[bytes, int]:
+    """PCRE's reading of backslash-digits at ``pattern[i]`` (the backslash): a back
+    reference when below 10 or when that many groups came before, else up to three
+    octal digits. Returns the Python text and the index after the escape."""
+    digits = _DIGITS.match(pattern, i + 1)
+    assert digits is not None
+    number = int(digits.group())
+    if not in_class and (number < 10 or number <= groups_before or digits.group()[:1] in b"89"):
+        if digits.group()[:1] == b"0":
+            pass  # \0... is always octal
+        else:
+            return b"(?:\\" + digits.group() + b")", digits.end()
+    octal = _OCTAL.match(pattern, i + 1)
+    if octal is None:  # \8 or \9 in a class: the digit itself
+        return pattern[i + 1 : i + 2], i + 2
+    return b"\\x%02x" % (int(octal.group(), 8) & 0xFF), octal.end()
 
 
 class PatternError(Exception):
@@ -68,6 +89,7 @@ def translate(pattern: bytes) -> bytes:
     i = 0
     n = len(pattern)
     in_class = False
+    groups = 0  # capturing groups opened so far
     while i < n:
         c = pattern[i]
         if c == 0x5C:  # backslash
@@ -82,6 +104,10 @@ def translate(pattern: bytes) -> bytes:
                 continue
             if e == ord("E"):
                 i += 2
+                continue
+            if 0x30 <= e <= 0x39:
+                text, i = _number_escape(pattern, i, groups, in_class)
+                out += text
                 continue
             if not in_class:
                 m = _BACKREF.match(pattern, i)
@@ -112,6 +138,10 @@ def translate(pattern: bytes) -> bytes:
                 continue
             if c == ord("]"):
                 in_class = False
+            elif c == ord("["):
+                out += rb"\["
+                i += 1
+                continue
             out.append(c)
             i += 1
             continue
@@ -134,7 +164,12 @@ def translate(pattern: bytes) -> bytes:
                 continue
         if c == ord("("):
             m = _INLINE_FLAGS.match(pattern, i)
-            if m and (m.group(1) or m.group(2)):
+            if m and not (m.group(1) or m.group(2)):
+                i = m.end()  # "(?)" sets no option (and, like any setting, takes no quantifier)
+                if pattern[i : i + 1] in (b"*", b"+", b"?") or _QUANTIFIER.match(pattern, i):
+                    raise PatternError("quantifier after an option setting")
+                continue
+            if m:
                 on, off = m.group(1), m.group(2) or b""
                 opener = b"(?" + on + (b"-" + off if off else b"") + b":"
                 out += opener
@@ -145,8 +180,11 @@ def translate(pattern: bytes) -> bytes:
             if m:
                 out += b"(?P<" + (m.group(1) or m.group(2)) + b">"
                 settings.append([])
+                groups += 1
                 i = m.end()
                 continue
+            if not pattern.startswith(b"?", i + 1) or pattern.startswith(b"?P<", i + 1):
+                groups += 1
             settings.append([])
         elif c == ord(")"):
             out += b")" * len(settings.pop())
@@ -167,7 +205,11 @@ def translate(pattern: bytes) -> bytes:
 def compile_pcre(pattern: str, flags: int) -> re.Pattern[bytes]:
     """Compile a ClassAd (PCRE2) pattern for byte matching; PatternError if invalid."""
     try:
-        return re.compile(translate(pattern.encode("utf-8")), flags)
+        with warnings.catch_warnings():
+            # re warns about "[[", "--", "&&"... in a class that a later Python may read
+            # as set operations; today it reads them as PCRE does.
+            warnings.simplefilter("ignore", FutureWarning)
+            return re.compile(translate(pattern.encode("utf-8")), flags)
     except PatternError:
         raise
     except Exception as e:  # re.error, OverflowError, RecursionError on huge patterns

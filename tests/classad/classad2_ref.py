@@ -119,11 +119,21 @@ class ReferenceRefused(Exception):
 
 
 def reference_eval(text: str) -> Any:
-    """Evaluate expression text with HTCondor's C++ ClassAd library."""
+    """Evaluate expression text with HTCondor's C++ ClassAd library.
+
+    An evaluation that fails outright (a function returning false, which classad2
+    reports as an exception) counts as ERROR, which is what HTCondor's daemons make of
+    a failed evaluation.
+    """
     try:
         return normalise(classad2.ExprTree(text).eval())
-    except UnicodeDecodeError as e:
+    except (UnicodeDecodeError, SystemError) as e:
+        # a result holding a cut UTF-8 character, which the binding cannot convert
         raise ReferenceRefused(str(e)) from None
+    except classad2.ClassAdException as e:
+        if "failed to evaluate" in str(e):
+            return ERROR
+        raise
 
 
 def same_value(ours: Any, theirs: Any) -> bool:
