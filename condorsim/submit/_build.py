@@ -22,8 +22,7 @@ from ._argsenv import (
     is_v2_quoted,
     parse_environment,
 )
-from ._commands import bool_command, int_command
-from ._exprs import Expr, eval_int, parse
+from ._commands import bool_command, int_command, parse_expr_command
 from ._job import GRID, LOCAL, SCHEDULER, VANILLA, Attrs, JobInput
 
 CONDOR_VERSION = "$CondorVersion: 24.0.24 2026-09-24 BuildID: condorsim $"
@@ -95,6 +94,7 @@ def _base(job: JobInput, ad: Attrs) -> None:
                  "CommittedSuspensionTime"):  # fmt: skip
         ad[name] = 0
     ad["ExitBySignal"] = False
+    ad["LeaveJobInQueue"] = False
     ad["CondorVersion"] = CONDOR_VERSION
     ad["CondorPlatform"] = CONDOR_PLATFORM
 
@@ -293,13 +293,9 @@ def _simple(job: JobInput, ad: Attrs, table: tuple[tuple[str, str, str, str], ..
     for key, alt, attr, kind in table:
         value = job.param(key, alt)
         if value is None:
-            if attr == "LeaveJobInQueue":
-                ad[attr] = False
             continue
         if kind == "expr":
-            if parse(value) is None:
-                raise job.error(f"Parse error in expression: \n\t{attr} = {value}\n\t", key, alt)
-            ad[attr] = Expr(value)
+            ad[attr] = parse_expr_command(job, attr, value, key, alt)
         elif kind == "string":
             text = value.strip()
             if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
@@ -318,10 +314,4 @@ def _forced(job: JobInput, ad: Attrs) -> None:
             continue
         name = key[3:]
         value = job.param(key) if raw else None
-        text = value if value else "undefined"
-        if parse(text) is None:
-            raise job.error(f"Parse error in expression: \n\t{name} = {text}\n\t", key)
-        current = ad.get(name)
-        ad[name] = Expr(text)
-        if current is not None and name.lower() == "jobuniverse":
-            job.universe = eval_int(text) or job.universe
+        ad[name] = parse_expr_command(job, name, value or "undefined", key)

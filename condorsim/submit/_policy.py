@@ -315,7 +315,7 @@ def _file_transfer_clause(should: object, refs: frozenset[str]) -> str | None:
 def set_concurrency_limits(job: JobInput, ad: Attrs) -> None:
     limits = job.param("concurrency_limits", "ConcurrencyLimits")
     if limits is not None:
-        names = {part for part in "".join(limits.lower().split()).split(",") if part}
+        names = [part for part in "".join(limits.lower().split()).split(",") if part]
         ad["ConcurrencyLimits"] = ",".join(sorted(names))
         return
     expr = job.param("concurrency_limits_expr")

@@ -19,6 +19,7 @@ directory, as HTCondor does, not the job's initialdir).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 from collections.abc import Iterable, Iterator, Mapping
@@ -309,9 +310,7 @@ class _Run:
             clusterid=str(self.cluster), procid=str(self.proc), step=str(step),
             row=str(index), itemindex=str(index),
         )  # fmt: skip
-        job = JobInput(
-            **{**self.base.__dict__, "cluster": self.cluster, "proc": self.proc, "queue_line": line}
-        )
+        job = dataclasses.replace(self.base, cluster=self.cluster, proc=self.proc, queue_line=line)
         ad = _to_classad(build_job(job))
         self.proc += 1
         return ad
