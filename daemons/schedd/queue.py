@@ -1,0 +1,307 @@
+"""The schedd's job queue: submit, hold, release, remove, qedit, and jobs leaving the queue.
+
+How this works
+--------------
+:class:`JobQueue` is sans-I/O except for the files the schedd owns (job_queue.log through
+:class:`~.store.JobStore`, the history file, the users' event logs). Every method takes
+``now`` (simulated epoch seconds). Each status change sets HTCondor's attributes
+(LastJobStatus, EnteredCurrentStatus, the hold and release bookkeeping; facts 5.2) in one
+durable transaction before the method returns, then writes the user-log event.
+
+A job that has a shadow (``has_shadow``) is changed in the queue at once (held, removed)
+and the method reports it in ``Outcome.to_shadow`` so the runner can tell the shadow; the
+job leaves the queue when the shadow has exited (``shadow_exited`` in :mod:`.running`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from condorsim.classad import ClassAd, ClassAdError, EvalContext, ExprTree, parse_expr
+from condorsim.jobs.codes import HOLD_REASON_NAMES, HoldCode, JobStatus
+from condorsim.submit import Submit, SubmitError
+
+from .history import append_history, project
+from .store import JobId, JobStore, ScheddError, job_str
+from .userlog import UserLogs
+
+PROTECTED_ATTRS = frozenset(
+    a.lower() for a in ("ClusterId", "ProcId", "JobStatus", "MyType", "TargetType", "Owner")
+)
+"""Attributes condor_qedit may not change (HTCondor's qmgmt protects these)."""
+
+ACTIONS = ("hold", "release", "remove", "suspend", "continue", "vacate")
+
+
+def _int(ad: ClassAd, name: str, default: int = 0) -> int:
+    v = ad.evaluate(name)
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, (int, float)):
+        return int(v)
+    return default
+
+
+def _str(ad: ClassAd, name: str) -> str | None:
+    v = ad.evaluate(name)
+    return v if isinstance(v, str) else None
+
+
+@dataclass
+class Outcome:
+    """What an action did: jobs done, errors for the user, shadows to tell."""
+
+    done: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    to_shadow: list[tuple[JobId, str]] = field(default_factory=list)
+
+
+class JobQueue:
+    """The schedd's queue of jobs (see the module comment)."""
+
+    def __init__(
+        self,
+        spool: Path,
+        *,
+        tz: str = "UTC",
+        super_users: Iterable[str] = ("root", "condor"),
+        host: str = "<127.0.0.1:0>",
+        on_warning: Callable[[str], None] | None = None,
+    ) -> None:
+        self.spool = spool
+        self.store = JobStore(spool / "job_queue.log")
+        self.history_path = spool / "history"
+        self.super_users = {u.strip() for u in super_users if u.strip()}
+        self.tz = tz
+        self.userlogs = UserLogs(tz=tz, host=host, on_error=on_warning)
+        self.has_shadow: set[JobId] = set()
+        self.changed = False
+        """Set whenever the queue changes (the runner clears it after a collector update)."""
+        self.on_leave: list[Callable[[JobId], None]] = []
+
+    # -- loading
+
+    def open(self, now: int) -> None:
+        self.store.open(now)
+
+    @property
+    def jobs(self) -> dict[JobId, ClassAd]:
+        return self.store.jobs
+
+    def status(self, job: JobId) -> int:
+        return _int(self.jobs[job], "JobStatus", JobStatus.IDLE)
+
+    # -- selecting
+
+    def select(self, ids: Iterable[str], constraint: str, now: int) -> tuple[list[JobId], list[str]]:
+        """Jobs named by ids ("c" or "c.p") or matching ``constraint``; and not-found errors."""
+        found: list[JobId] = []
+        errors: list[str] = []
+        for text in ids:
+            cluster, _, proc = text.strip().partition(".")
+            if not cluster.isdigit() or (proc and not proc.isdigit()):
+                errors.append(f"Invalid job id {text!r}")
+                continue
+            if proc:
+                job = (int(cluster), int(proc))
+                if job in self.jobs:
+                    found.append(job)
+                else:
+                    errors.append(f"Job {job_str(job)} not found")
+            else:
+                members = [j for j in sorted(self.jobs) if j[0] == int(cluster)]
+                if not members:
+                    errors.append(f"Cluster {cluster} not found")
+                found.extend(members)
+        if constraint.strip():
+            found.extend(j for j in self.matching(constraint, now) if j not in found)
+        return found, errors
+
+    def matching(self, constraint: str, now: int) -> list[JobId]:
+        try:
+            tree = parse_expr(constraint) if constraint.strip() else None
+        except ClassAdError as e:
+            raise ScheddError(f"bad constraint {constraint!r}: {e}") from None
+        ctx = EvalContext(now=now, tz=self.tz)
+        return [
+            j for j in sorted(self.jobs)
+            if tree is None or tree.evaluate(my=self.jobs[j], ctx=ctx) is True
+        ]
+
+    def query(self, constraint: str, projection: list[str], now: int) -> list[ClassAd]:
+        return [project(self.jobs[j], projection) for j in self.matching(constraint, now)]
+
+    def may_change(self, job: JobId, user: str) -> bool:
+        return user in self.super_users or _str(self.jobs[job], "Owner") == user
+
+    # -- submit
+
+    def submit(self, owner: str, text: str, iwd: str, source: str, now: int) -> list[JobId]:
+        """Turn a submit description into jobs of a new cluster: all procs or none.
+
+        Raises ScheddError with condor_submit's message; the cluster id is used up anyway.
+        """
+        cluster = self.store.new_cluster()
+        try:
+            ads = list(Submit(text, source=source or "<submit>").jobs(
+                count=0, clusterid=cluster, qdate=now, owner=owner, iwd=iwd or None))
+        except SubmitError as e:
+            raise ScheddError(str(e)) from None
+        if not ads:
+            raise ScheddError("no jobs queued")
+        ids = self.store.add_cluster(cluster, ads)
+        for job in ids:
+            self.userlogs.submit(self.jobs[job], now)
+        self.changed = True
+        return ids
+
+    # -- status changes
+
+    def set_status(self, job: JobId, new: int, now: int, extra: dict[str, Any] | None = None,
+                   delete: Iterable[str] = ()) -> None:
+        """Change JobStatus with LastJobStatus and EnteredCurrentStatus, plus ``extra``."""
+        changes: dict[str, Any] = {
+            "LastJobStatus": self.status(job), "JobStatus": new, "EnteredCurrentStatus": now,
+        }
+        changes.update(extra or {})
+        self.store.change(job, changes, delete)
+        self.changed = True
+
+    def hold(self, job: JobId, reason: str, code: int, subcode: int, now: int,
+             *, system: bool = False) -> None:
+        """Put a job on hold (HTCondor's holdJobRaw attributes and event 012)."""
+        ad = self.jobs[job]
+        old = self.status(job)
+        extra: dict[str, Any] = {
+            "HoldReason": reason, "HoldReasonCode": code, "HoldReasonSubCode": subcode,
+            "LastSuspensionTime": 0, "NumHolds": _int(ad, "NumHolds") + 1,
+        }
+        by_reason = ad.evaluate("NumHoldsByReason")
+        counts = by_reason.copy() if isinstance(by_reason, ClassAd) else ClassAd()
+        name = {int(k): v for k, v in HOLD_REASON_NAMES.items()}.get(code, "Unspecified")
+        prev = counts.evaluate(name)
+        counts[name] = (prev if isinstance(prev, int) else 0) + 1
+        extra["NumHoldsByReason"] = counts
+        if system:
+            extra["NumSystemHolds"] = _int(ad, "NumSystemHolds") + 1
+        release = _str(ad, "ReleaseReason")
+        if release is not None:
+            extra["LastReleaseReason"] = release
+        if old == JobStatus.REMOVED:
+            extra["JobStatusOnRelease"] = int(JobStatus.REMOVED)
+        self.set_status(job, JobStatus.HELD, now, extra, delete=("ReleaseReason",))
+        self.userlogs.held(ad, now, reason, code, subcode)
+
+    def release(self, job: JobId, reason: str, now: int) -> None:
+        ad = self.jobs[job]
+        back = _int(ad, "JobStatusOnRelease", JobStatus.IDLE)
+        extra: dict[str, Any] = {"ReleaseReason": reason}
+        for attr in ("HoldReason", "HoldReasonCode", "HoldReasonSubCode"):
+            tree = ad.lookup(attr)
+            if tree is not None:
+                extra["Last" + attr] = tree
+        self.set_status(job, back, now, extra,
+                        delete=("HoldReason", "HoldReasonCode", "HoldReasonSubCode",
+                                "JobStatusOnRelease"))
+        self.userlogs.released(ad, now, reason)
+
+    def remove(self, job: JobId, reason: str, now: int) -> None:
+        ad = self.jobs[job]
+        extra: dict[str, Any] = {"RemoveReason": reason}
+        for attr in ("HoldReason", "HoldReasonCode", "HoldReasonSubCode"):
+            tree = ad.lookup(attr)
+            if tree is not None:
+                extra["Last" + attr] = tree
+        self.set_status(job, JobStatus.REMOVED, now, extra,
+                        delete=("HoldReason", "HoldReasonCode", "HoldReasonSubCode"))
+        self.userlogs.aborted(ad, now, reason)
+        if job not in self.has_shadow:
+            self.leave(job, now)
+
+    def leave(self, job: JobId, now: int) -> None:
+        """The job leaves the queue for the history file (HTCondor's DestroyProc)."""
+        ad = self.jobs[job]
+        if self.status(job) == JobStatus.COMPLETED and _int(ad, "CompletionDate") == 0:
+            self.store.change(job, {"CompletionDate": now})
+        if ad.evaluate("LeaveJobInQueue") is True:
+            return
+        append_history(self.history_path, ad)
+        self.store.destroy(job)
+        self.has_shadow.discard(job)
+        self.changed = True
+        for fn in self.on_leave:
+            fn(job)
+
+    # -- what the tools ask for
+
+    def act(self, action: str, ids: list[str], constraint: str, reason: str, user: str,
+            now: int) -> Outcome:
+        """condor_hold / release / rm / suspend / continue / vacate on the selected jobs."""
+        if action not in ACTIONS:
+            raise ScheddError(f"unknown action {action!r}")
+        jobs, errors = self.select(ids, constraint, now)
+        out = Outcome(errors=errors)
+        for job in jobs:
+            error = self._act_one(action, job, reason, user, now, out)
+            if error:
+                out.errors.append(error)
+            else:
+                out.done.append(job_str(job))
+        return out
+
+    def _act_one(self, action: str, job: JobId, reason: str, user: str, now: int,
+                 out: Outcome) -> str | None:
+        if not self.may_change(job, user):
+            return f"Permission denied to {action} job {job_str(job)}"
+        status = self.status(job)
+        by = f"(by user {user})"
+        running = job in self.has_shadow
+        if action == "hold":
+            if status in (JobStatus.HELD, JobStatus.COMPLETED) or (
+                    status == JobStatus.REMOVED and running):
+                return f"Job {job_str(job)} is already {'held' if status == 5 else 'finished'}"
+            self.hold(job, reason or f"via condor_hold {by}", HoldCode.USER_REQUEST, 0, now)
+        elif action == "release":
+            if status != JobStatus.HELD:
+                return f"Job {job_str(job)} not held to be released"
+            self.release(job, reason or f"via condor_release {by}", now)
+            return None
+        elif action == "remove":
+            if status == JobStatus.REMOVED:
+                return f"Job {job_str(job)} already marked for removal"
+            if status == JobStatus.COMPLETED:
+                return f"Job {job_str(job)} already completed"
+            self.remove(job, reason or f"via condor_rm {by}", now)
+        elif not running:
+            verb = {"suspend": "suspended", "continue": "continued", "vacate": "vacated"}
+            return f"Job {job_str(job)} is not running and cannot be {verb[action]}"
+        if running:
+            out.to_shadow.append((job, action))
+        return None
+
+    def qedit(self, ids: list[str], constraint: str, attr: str, value: str, user: str,
+              now: int) -> Outcome:
+        """condor_qedit: set ``attr`` to the expression ``value`` in the selected jobs."""
+        if attr.lower() in PROTECTED_ATTRS:
+            raise ScheddError(f"Update of attribute {attr} is not allowed")
+        if not attr or not attr.replace("_", "a").isalnum():
+            raise ScheddError(f"{attr!r} is not a valid attribute name")
+        try:
+            tree: ExprTree = parse_expr(value)
+        except ClassAdError as e:
+            raise ScheddError(f"Parse error of attribute value {value!r}: {e}") from None
+        jobs, errors = self.select(ids, constraint, now)
+        out = Outcome(errors=errors)
+        for job in jobs:
+            if not self.may_change(job, user):
+                out.errors.append(f"Permission denied to edit job {job_str(job)}")
+                continue
+            self.store.change(job, {attr: tree})
+            self.changed = True
+            out.done.append(job_str(job))
+            if job in self.has_shadow:
+                out.to_shadow.append((job, "qedit"))
+        return out

@@ -1,0 +1,186 @@
+"""The schedd's jobs in memory, made durable in job_queue.log.
+
+How this works
+--------------
+Each job lives in memory as one ClassAd (its cluster ad's attributes overlaid by its
+proc ad's). ``JobStore.change(job, set_, delete)`` turns a change into job_queue.log
+records and commits them as one transaction (durable before it returns) before the
+in-memory ad is changed; ``JobStore.transient(job, ...)`` changes the in-memory ad only
+(HTCondor's non-durable attributes: DeferralTime, LastRejMatchReason, AutoClusterId ...).
+The header ad ``0.0`` holds NextClusterNum. Loading replays the log, as the schedd does
+at start-up. No sockets, no clock: callers pass ``now``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from condorsim.classad import ClassAd, ClassAdError, parse_expr
+from condorsim.jobqueue import (
+    HEADER_KEY,
+    DeleteAttr,
+    DestroyAd,
+    JobQueueLog,
+    JobQueueLogError,
+    NewAd,
+    Op,
+    SetAttr,
+    cluster_key,
+    job_attrs,
+    parse_key,
+    proc_key,
+)
+
+JobId = tuple[int, int]
+
+
+class ScheddError(Exception):
+    """A request the schedd refuses; the message is for the user."""
+
+
+def job_str(job: JobId) -> str:
+    return f"{job[0]}.{job[1]}"
+
+
+def text_of(value: Any) -> str:
+    """The ClassAd expression text of a Python value, an ExprTree or a ClassAd."""
+    holder = ClassAd()
+    holder["v"] = value
+    return str(holder["v"])
+
+
+class JobStore:
+    """The job queue: ``jobs[(cluster, proc)]`` is the job's ClassAd."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.log = JobQueueLog(path)
+        self.jobs: dict[JobId, ClassAd] = {}
+        self.next_cluster = 1
+        self.warnings: list[str] = []
+
+    # -- life cycle
+
+    def open(self, now: int) -> None:
+        """Replay job_queue.log (a missing log is a new, empty queue)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            state = self.log.open(now)
+        except JobQueueLogError as e:
+            raise ScheddError(f"cannot load the job queue: {e}") from None
+        self.warnings = list(self.log.warnings)
+        header = state.get(HEADER_KEY)
+        if header is not None and "NextClusterNum" in header:
+            try:
+                self.next_cluster = int(header["NextClusterNum"])
+            except ValueError:
+                self.warnings.append(f"bad NextClusterNum {header['NextClusterNum']!r}")
+        for key in state:
+            cluster, proc = parse_key(key)
+            if proc < 0 or key == HEADER_KEY:
+                continue
+            attrs = job_attrs(state, cluster, proc)
+            if attrs is None:
+                continue
+            ad = ClassAd()
+            for name, text in attrs.items():
+                try:
+                    ad[name] = parse_expr(text)
+                except ClassAdError as e:
+                    self.warnings.append(f"job {cluster}.{proc}: {name}: {e}")
+            self.jobs[(cluster, proc)] = ad
+            self.next_cluster = max(self.next_cluster, cluster + 1)
+
+    def close(self) -> None:
+        self.log.close()
+
+    def _commit(self, ops: Iterable[Op]) -> None:
+        try:
+            self.log.commit(ops)
+        except JobQueueLogError as e:
+            raise ScheddError(f"cannot write the job queue: {e}") from None
+        if self.log.should_compact():
+            self.log.compact()
+
+    # -- reading
+
+    def __iter__(self) -> Iterator[JobId]:
+        return iter(sorted(self.jobs))
+
+    def get(self, job: JobId) -> ClassAd | None:
+        return self.jobs.get(job)
+
+    # -- writing
+
+    def new_cluster(self) -> int:
+        """Take the next cluster id, durably (a failed submit still uses it up)."""
+        cluster = self.next_cluster
+        ops: list[Op] = []
+        if HEADER_KEY not in self.log.state:
+            ops.append(NewAd(HEADER_KEY, "", ""))
+        ops.append(SetAttr(HEADER_KEY, "NextClusterNum", str(cluster + 1)))
+        self._commit(ops)
+        self.next_cluster = cluster + 1
+        return cluster
+
+    def add_cluster(self, cluster: int, ads: list[ClassAd]) -> list[JobId]:
+        """Commit a new cluster's procs as one transaction; attributes common to all go
+        to the cluster ad."""
+        texts = [{name: text_of(tree) for name, tree in ad.pairs()} for ad in ads]
+        common = dict(texts[0])
+        for t in texts[1:]:
+            for name in list(common):
+                if t.get(name) != common[name]:
+                    del common[name]
+        common.pop("ProcId", None)
+        ops: list[Op] = [NewAd(cluster_key(cluster))]
+        ops += [SetAttr(cluster_key(cluster), n, v) for n, v in common.items()]
+        ids: list[JobId] = []
+        for proc, t in enumerate(texts):
+            key = proc_key(cluster, proc)
+            ops.append(NewAd(key))
+            ops += [SetAttr(key, n, v) for n, v in t.items() if n not in common]
+            ids.append((cluster, proc))
+        self._commit(ops)
+        for job, ad in zip(ids, ads, strict=True):
+            self.jobs[job] = ad
+        return ids
+
+    def change(
+        self, job: JobId, set_: Mapping[str, Any], delete: Iterable[str] = ()
+    ) -> None:
+        """Set and delete attributes of a job as one durable transaction."""
+        ad = self.jobs[job]
+        key = proc_key(*job)
+        texts = {name: text_of(value) for name, value in set_.items()}
+        gone = [name for name in delete if name in ad]
+        ops: list[Op] = [SetAttr(key, n, v) for n, v in texts.items()]
+        ops += [DeleteAttr(key, n) for n in gone]
+        cluster_ad = self.log.state.get(cluster_key(job[0]))
+        # An attribute that lives in the cluster ad must go from there too, or the
+        # replayed job would get it back.
+        stuck = [n for n in gone if cluster_ad is not None and n in cluster_ad]
+        if stuck:
+            ops += [SetAttr(key, n, "undefined") for n in stuck]
+        self._commit(ops)
+        for name, value in set_.items():
+            ad[name] = value
+        for name in gone:
+            del ad[name]
+
+    def transient(self, job: JobId, set_: Mapping[str, Any]) -> None:
+        """Set attributes in memory only (not in job_queue.log), as HTCondor's Assign."""
+        ad = self.jobs[job]
+        for name, value in set_.items():
+            ad[name] = value
+
+    def destroy(self, job: JobId) -> ClassAd:
+        """Remove a job from the queue (and its cluster ad with its last proc)."""
+        ops: list[Op] = [DestroyAd(proc_key(*job))]
+        rest = [j for j in self.jobs if j[0] == job[0] and j != job]
+        if not rest and cluster_key(job[0]) in self.log.state:
+            ops.append(DestroyAd(cluster_key(job[0])))
+        self._commit(ops)
+        return self.jobs.pop(job)

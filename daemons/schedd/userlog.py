@@ -1,0 +1,70 @@
+"""The events the schedd writes into a job's user event log.
+
+How this works
+--------------
+A job's log is its ``UserLog`` attribute, relative to its ``Iwd``. A job without one
+has no log. A log that cannot be written is reported to the caller (the schedd logs it
+and carries on), never raised.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from condorsim.classad import ClassAd
+from condorsim.eventlog import EventLogError, EventLogWriter
+
+
+def user_log_path(ad: ClassAd) -> str | None:
+    """Where the job's user event log is, or None."""
+    log = ad.evaluate("UserLog")
+    if not isinstance(log, str) or not log:
+        return None
+    if os.path.isabs(log):
+        return log
+    iwd = ad.evaluate("Iwd")
+    return os.path.join(iwd if isinstance(iwd, str) else "", log)
+
+
+class UserLogs:
+    """Writes SUBMIT, JOB_HELD, JOB_RELEASED and JOB_ABORTED events for the schedd."""
+
+    def __init__(self, tz: str = "UTC", host: str = "<127.0.0.1:0>",
+                 on_error: Callable[[str], None] | None = None) -> None:
+        self.tz = tz
+        self.host = host
+        self.on_error = on_error
+
+    def _write(self, ad: ClassAd, fn: Callable[[EventLogWriter], str]) -> None:
+        path = user_log_path(ad)
+        if path is None:
+            return
+        try:
+            fn(EventLogWriter(path, tz=self.tz))
+        except EventLogError as e:
+            if self.on_error is not None:
+                self.on_error(str(e))
+
+    @staticmethod
+    def _id(ad: ClassAd) -> tuple[int, int]:
+        c, p = ad.evaluate("ClusterId"), ad.evaluate("ProcId")
+        return (c if isinstance(c, int) else 0, p if isinstance(p, int) else 0)
+
+    def submit(self, ad: ClassAd, t: float) -> None:
+        c, p = self._id(ad)
+        notes = ad.evaluate("SubmitEventNotes")
+        self._write(ad, lambda w: w.submit(
+            c, p, t, self.host, user_notes=notes if isinstance(notes, str) else None))
+
+    def held(self, ad: ClassAd, t: float, reason: str, code: int, subcode: int) -> None:
+        c, p = self._id(ad)
+        self._write(ad, lambda w: w.held(c, p, t, reason, code, subcode))
+
+    def released(self, ad: ClassAd, t: float, reason: str) -> None:
+        c, p = self._id(ad)
+        self._write(ad, lambda w: w.released(c, p, t, reason))
+
+    def aborted(self, ad: ClassAd, t: float, reason: str) -> None:
+        c, p = self._id(ad)
+        self._write(ad, lambda w: w.aborted(c, p, t, reason))
