@@ -560,6 +560,14 @@ class STARTER_START(Message):
     slot_ad: ClassAd
 
 
+@message("REGISTER_STARTER_INFO")
+class REGISTER_STARTER_INFO(Message):
+    """The starter introduces itself to the shadow as the instance starts (StarterIpAddr, ...)."""
+
+    job: str
+    ad: ClassAd
+
+
 @message("REGISTER_JOB_INFO")
 class REGISTER_JOB_INFO(Message):
     """The starter's periodic (and suspend/unsuspend) update of the job's attributes."""
