@@ -23,6 +23,7 @@ from ._argsenv import (
     parse_environment,
 )
 from ._commands import bool_command, int_command, parse_expr_command
+from ._exprs import clamp64
 from ._job import GRID, LOCAL, SCHEDULER, VANILLA, Attrs, JobInput
 
 CONDOR_VERSION = "$CondorVersion: 24.0.24 2026-09-24 BuildID: condorsim $"
@@ -103,7 +104,7 @@ def _universe(job: JobInput, ad: Attrs) -> int:
     value = job.param("universe", "JobUniverse") or job.conf("DEFAULT_UNIVERSE", "vanilla")
     word = value.strip().lower()
     number: int | None = None
-    if word.isdigit():
+    if word.isascii() and word.isdigit():
         number = int(word)
         if number == 0:
             raise job.error(f"I don't know about the '{value.strip()}' universe.", "universe")
@@ -199,10 +200,10 @@ def _atoi(text: str) -> int:
     s = s[1:] if s[:1] in "+-" else s
     digits = ""
     for ch in s:
-        if not ch.isdigit():
+        if not "0" <= ch <= "9":
             break
         digits += ch
-    return sign * int(digits) if digits else 0
+    return clamp64(sign * int(digits)) if digits else 0
 
 
 def _signal(job: JobInput, key: str, alt: str) -> str | None:

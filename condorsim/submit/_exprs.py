@@ -74,12 +74,20 @@ def literal_number(text: str) -> float | None:
     return None
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def clamp64(value: int) -> int:
+    """``value`` saturated to the 64-bit range, as C's ``strtoll`` does."""
+    return min(max(value, INT64_MIN), INT64_MAX)
+
+
 def eval_int(text: str) -> int | None:
     """HTCondor's ``string_is_long_param``: a decimal integer, or a constant expression
     that evaluates to a number or boolean (reals are truncated)."""
     s = text.strip(_WS)
     try:
-        return int(s, 10)
+        return clamp64(int(s, 10))
     except ValueError:
         pass
     tree = parse(s)
@@ -91,7 +99,7 @@ def eval_int(text: str) -> int | None:
     if isinstance(value, int):
         return value
     if isinstance(value, float) and value == value and abs(value) < 2.0**63:
-        return int(value)
+        return clamp64(int(value))
     return None
 
 

@@ -37,7 +37,7 @@ def _iwd(job: JobInput) -> str:
 
 def set_iwd(job: JobInput, ad: Attrs) -> None:
     iwd = _iwd(job)
-    if not (os.path.isdir(iwd) and os.access(iwd, os.X_OK)):
+    if "\0" in iwd or not (os.path.isdir(iwd) and os.access(iwd, os.X_OK)):
         raise job.error(f"No such directory: {iwd}", "initialdir", "Iwd")
     ad["Iwd"] = iwd
 
@@ -55,7 +55,7 @@ def _bool(job: JobInput, key: str, alt: str | None, default: bool) -> bool:
 
 def size_kb(path: str) -> int:
     """KiB (rounded up) of a file, or of the regular files under a directory; 0 if absent."""
-    if "://" in path:
+    if "://" in path or "\0" in path:
         return 0
     try:
         if os.path.isdir(path):

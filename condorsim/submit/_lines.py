@@ -137,7 +137,8 @@ _UNSUPPORTED = frozenset({"if", "elif", "else", "endif", "include", "use", "erro
 
 def _assignment(line: str, number: int, source: str) -> Assign:
     eq = line.find("=")
-    word = line.replace(":", " ").split()[0]
+    words = line.replace(":", " ").split()
+    word = words[0] if words else ""
     if word.lower() in _UNSUPPORTED and (eq < 0 or line[:eq].strip(_SPACE) != word):
         raise SubmitError(
             f"'{word}' statements are not supported by condorsim", source=source, line=number

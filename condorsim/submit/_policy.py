@@ -15,7 +15,7 @@ RequestGPUs <= 0), as condor_submit 24.0 does.
 from __future__ import annotations
 
 from ._commands import bool_command, int_command, parse_expr_command
-from ._exprs import Expr, literal, literal_number, parse, references, wrap_for_or
+from ._exprs import Expr, clamp64, literal, literal_number, parse, references, wrap_for_or
 from ._job import GRID, LOCAL, SCHEDULER, VANILLA, Attrs, JobInput
 
 
@@ -42,7 +42,7 @@ def parse_int64_bytes(text: str, base: int) -> int | None:
     if s[:1] in "+-":
         i = 1
     j = i
-    while j < len(s) and s[j].isdigit():
+    while j < len(s) and "0" <= s[j] <= "9":
         j += 1
     whole = int(s[:j]) if j > i else 0
     p = j if j > i else 0
@@ -51,7 +51,7 @@ def parse_int64_bytes(text: str, base: int) -> int | None:
         p += 1
         scale = 0.1
         digits = 0
-        while p < len(s) and s[p].isdigit():
+        while p < len(s) and "0" <= s[p] <= "9":
             if digits < 3:
                 fract += int(s[p]) * scale
                 scale /= 10
@@ -61,7 +61,7 @@ def parse_int64_bytes(text: str, base: int) -> int | None:
         return None
     if whole < 0 or s[:1] == "-":
         fract = -fract
-    while p < len(s) and s[p].isspace():
+    while p < len(s) and s[p] in " \t\n\r\v\f":
         p += 1
     units = {"k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
     if p >= len(s):
@@ -70,7 +70,10 @@ def parse_int64_bytes(text: str, base: int) -> int | None:
         mult = units[s[p].lower()]
     else:
         return None
-    value = int((whole + fract) * mult + base - 1)
+    scaled = (whole + fract) * mult + base - 1
+    if abs(scaled) >= 2.0**63:
+        return None
+    value = int(scaled)
     value = abs(value) // base * (1 if value >= 0 else -1)
     rest = s[p + 1 :]
     if p >= len(s) or not rest:
@@ -234,8 +237,8 @@ def set_job_lease(job: JobInput, ad: Attrs) -> None:
         value = job.conf("JOB_DEFAULT_LEASE_DURATION", "2400")
     text = value.strip()
     digits = text[1:] if text[:1] in "+-" else text
-    if digits.isdigit():
-        number = int(text)
+    if digits.isascii() and digits.isdigit():
+        number = clamp64(int(text))
         if 0 < number < 20 and "job_lease_too_small" not in job.warned:
             # condor_submit 24.0 raises a lease under 20 s to 20 only along with its
             # warning, which it gives once per submission: later jobs keep the value.

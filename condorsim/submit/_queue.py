@@ -28,6 +28,21 @@ from ._exprs import eval_int
 from ._lines import logical_lines
 
 _KEYWORDS = ("in", "from", "matching")
+_C_SPACE = " \t\n\r\v\f"
+
+
+def _space(ch: str) -> bool:
+    return ch in _C_SPACE
+
+
+def _digit(ch: str) -> bool:
+    return "0" <= ch <= "9"
+
+
+def _alpha(ch: str) -> bool:
+    return ch.isascii() and ch.isalpha()
+
+
 _QUALIFIERS = ("files", "dirs", "any")
 _INT_MAX = 2**31 - 1
 
@@ -76,10 +91,10 @@ def _scan_keyword(
     i = start
     n = len(text)
     while i < n:
-        while i < n and (text[i].isspace() or text[i] == "("):
+        while i < n and (_space(text[i]) or text[i] == "("):
             i += 1
         j = i
-        while j < n and not (text[j].isspace() or text[j] == "("):
+        while j < n and not (_space(text[j]) or text[j] == "("):
             j += 1
         if j == i:
             break
@@ -132,7 +147,7 @@ def parse_queue_args(args: str) -> QueueSpec:
         spec.mode = mode
         p = kw_end
         while True:
-            while p < len(text) and text[p].isspace():
+            while p < len(text) and _space(text[p]):
                 p += 1
             if text[p : p + 1] == "(":
                 break
@@ -190,14 +205,14 @@ def _vars_suffix(text: str) -> str:
     start = end
     while pt > 0:
         ch = text[pt - 1]
-        if ch.isdigit():
+        if _digit(ch):
             pt -= 1
-            while pt > 0 and text[pt - 1].isdigit():
+            while pt > 0 and _digit(text[pt - 1]):
                 pt -= 1
-            if pt == 0 or not text[pt - 1].isalpha():
+            if pt == 0 or not _alpha(text[pt - 1]):
                 break
             ch = text[pt - 1]
-        if ch.isspace() or ch.isalpha() or ch in ",_.":
+        if _space(ch) or _alpha(ch) or ch in ",_.":
             start = pt - 1
             pt -= 1
         else:
@@ -230,9 +245,10 @@ def load_items(
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
             raise QueueSyntaxError(
-                f"Failed to open queue item file {spec.filename}: {exc.strerror}"
+                f"Failed to open queue item file {spec.filename}: {reason}"
             ) from None
         if text.endswith("\n"):
             text = text[:-1]
@@ -246,7 +262,7 @@ def _match(patterns: list[str], kind: str, cwd: str, warn: Callable[[str], None]
     found: list[str] = []
     seen: dict[str, int] = {}
     for pattern in patterns:
-        names = sorted(glob.glob(pattern, root_dir=cwd))
+        names = [] if "\0" in pattern else sorted(glob.glob(pattern, root_dir=cwd))
         if not names:
             warn(f"no files match pattern '{pattern}'")
         for name in names:

@@ -117,7 +117,9 @@ def expressions(draw: st.DrawFn) -> str:
     return clause
 
 
-REQUEST = st.sampled_from(["1", "2", "0", "100", "2G", "1.5M", "512K", "3 GB", "x + 1", "(4)"])
+REQUEST = st.sampled_from(
+    ["1", "2", "0", "100", "2G", "1.5M", "512K", "3 GB", "x + 1", "(4)", "2.5", "-5", "true"]
+)
 
 COMMANDS: dict[str, st.SearchStrategy[str]] = {
     "universe": st.sampled_from(["vanilla", "local", "scheduler", "Vanilla", "12", "grid", "7"]),
@@ -129,7 +131,7 @@ COMMANDS: dict[str, st.SearchStrategy[str]] = {
         st.lists(st.sampled_from(["A=1", "B=two", "PATH=/bin", "A=3"]), max_size=3).map(";".join),
         st.just("\"X=1 Y='a b'\""),
     ),
-    "input": st.sampled_from(["data/a.dat", "in.txt", "/dev/null"]),
+    "input": st.sampled_from(["data/a.dat", "in.txt", "/dev/null", "input.txt"]),
     "output": st.sampled_from(["out.$(Process)", "o.txt"]),
     "error": st.sampled_from(["err.$(Process)", "e.txt"]),
     "log": st.sampled_from(["job.log", "/tmp/condorsim-submit.log"]),
@@ -163,7 +165,7 @@ COMMANDS: dict[str, st.SearchStrategy[str]] = {
     "when_to_transfer_output": st.sampled_from(["ON_EXIT", "ON_EXIT_OR_EVICT"]),
     "transfer_input_files": st.sampled_from(["data/a.dat", "data/a.dat, data/b.dat"]),
     "transfer_output_files": st.sampled_from(["out", "a, b"]),
-    "concurrency_limits": st.sampled_from(["lic", "B, a:2"]),
+    "concurrency_limits": st.sampled_from(["lic", "B, a:2, b"]),
     "accounting_group": st.sampled_from(["physics", "group_a.b"]),
     "accounting_group_user": st.sampled_from(["bob"]),
     "+CustomAttr": st.sampled_from(['"text"', "42", "$(Cluster) + 1", "", "(x"]),
