@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import classad2
 import pytest
 from _submit_reference import (
     CLUSTER,
@@ -82,6 +83,15 @@ def test_corpus_gives_the_same_job_ads(path: Path) -> None:
     assert len(mine) == len(theirs)
     for index, (a, b) in enumerate(zip(mine, theirs, strict=True)):
         assert differences(a, b) == [], f"proc {index}"
+
+
+@pytest.mark.parametrize("path", GOOD, ids=[p.name for p in GOOD])
+def test_our_ads_print_as_text_htcondor_reads(path: Path) -> None:
+    for ad in ours(path.read_text()):
+        theirs = classad2.ClassAd(str(ad))
+        assert {k.lower() for k in theirs.keys()} == {k.lower() for k in ad}
+        for name in ad:
+            assert str(theirs.lookup(name)) == str(classad2.ExprTree(str(ad[name])))
 
 
 @pytest.mark.parametrize("path", BAD, ids=[p.name for p in BAD])

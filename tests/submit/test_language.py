@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from condorsim.classad import ClassAd
 from condorsim.submit import Submit, SubmitError
@@ -263,3 +265,40 @@ def test_queue_errors(queue: str, message: str) -> None:
         jobs(EXE + queue + "\n")
     assert caught.value.message.startswith(message)
     assert caught.value.line == 2
+
+
+# -- robustness -----------------------------------------------------------------------------
+
+ODD = st.one_of(
+    st.text(max_size=30),
+    st.sampled_from(
+        ["99999999999999999999999", "-99999999999999999999", "1e400", "(" * 300, "$(", "$$(",
+         "\\", '"', "'", "\x00", "9223372036854775808T", "\x1f", "\u00b3"]
+    ),
+)  # fmt: skip
+KEYS = st.sampled_from(
+    ["executable", "arguments", "priority", "request_memory", "request_cpus", "universe",
+     "job_lease_duration", "kill_sig_timeout", "kill_sig", "+A", "deferral_time", "hold",
+     "environment", "max_retries", "requirements", "cron_minute", "initialdir", "x", "queue"]
+)  # fmt: skip
+
+
+@st.composite
+def odd_descriptions(draw: st.DrawFn) -> str:
+    lines = [EXE.strip()]
+    for _ in range(draw(st.integers(0, 6))):
+        key = draw(KEYS)
+        lines.append(f"queue {draw(ODD)}" if key == "queue" else f"{key} = {draw(ODD)}")
+    if draw(st.booleans()):
+        lines.append(draw(st.text(max_size=40)))
+    return "\n".join(lines) + "\n"
+
+
+@settings(deadline=None, max_examples=300)
+@given(text=odd_descriptions())
+def test_odd_input_gives_job_ads_or_a_submit_error(text: str) -> None:
+    try:
+        for ad in Submit(text).jobs(iwd="/tmp", count=2):
+            assert ad.evaluate("ProcId") is not None
+    except SubmitError as exc:
+        assert exc.message
