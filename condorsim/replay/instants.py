@@ -1,0 +1,77 @@
+"""Waiting on simulated time from inside the pool: "this instant is over", "time moved".
+
+How this works
+--------------
+On virtual time the replay process hosts the coordinator. :meth:`Instants.settle` registers
+an end-of-instant callback and waits for it: the coordinator runs end-of-instant work only
+once the whole pool is quiescent at the current instant, so when ``settle`` returns every
+daemon has done everything it does at this simulated second. :class:`ReplayHost` is the
+coordinator's host with one addition: :meth:`ReplayHost.wait_moved` returns when the
+coordinator next moves the clock (or finishes).
+
+On wall time there is no instant to wait for: ``settle`` only yields, and ``wait_moved``
+sleeps :data:`WALL_POLL` simulated seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import trio
+
+from condorsim.runtime.coordination import CoordinatorHost
+from condorsim.runtime.coordinator import Action, Advance, Finished
+from condorsim.runtime.participant import Participant
+
+WALL_POLL = 5.0  # simulated seconds between looks at the pool on wall time
+
+
+@dataclass
+class ReplayHost(CoordinatorHost):
+    """The coordinator's host, telling the replay driver when the clock moves."""
+
+    moved: trio.Event = field(default_factory=trio.Event)
+
+    def _apply(self, actions: list[Action]) -> None:
+        super()._apply(actions)
+        if any(isinstance(a, Advance | Finished) for a in actions):
+            self.moved.set()
+            self.moved = trio.Event()
+
+
+@dataclass
+class Instants:
+    """The driver's view of simulated time (``host`` is None on wall time)."""
+
+    participant: Participant | None
+    host: ReplayHost | None
+
+    async def settle(self) -> None:
+        """Return once the pool has done everything it does at the current instant."""
+        if self.participant is None or self.host is None or self.host.finished.is_set():
+            await trio.lowlevel.checkpoint()
+            return
+        done = trio.Event()
+        self.participant.at_end_of_instant((0, "replay"), done.set)
+        with trio.CancelScope() as scope:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_cancel_when, self.host.finished, scope)
+                await done.wait()
+                nursery.cancel_scope.cancel()
+
+    async def wait_moved(self) -> None:
+        """Return once simulated time has moved on (or the run is over)."""
+        if self.host is None:
+            await trio.sleep(WALL_POLL)
+            return
+        if not self.host.finished.is_set():
+            await self.host.moved.wait()
+
+    @property
+    def finished(self) -> bool:
+        return self.host is not None and self.host.finished.is_set()
+
+
+async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()

@@ -1,0 +1,239 @@
+"""``condorsim replay``: build a scenario's pool, run it on simulated time, check it.
+
+How this works
+--------------
+:func:`replay` loads the scenario (a :class:`ScenarioError` is raised before anything
+starts), makes the run directory (:mod:`.poolconfig`) and runs one trio program on the
+scenario's clock. On virtual time this process hosts the pool's coordinator
+(:class:`.instants.ReplayHost`, limit ``start + max`` or ``start + until``) and is one
+participant of it, shared by two parties: the master (``daemons.master``, which starts
+every daemon of DAEMON_LIST as an OS process and announces each to the coordinator) and
+the scenario driver (:class:`.driver.Driver`, named ``replay`` in the trace). When the
+timeline is done and ``until`` is reached (a duration, or ``"quiet"``: the queue is
+empty), or the coordinator reaches its limit, the ``"end"`` expectations are checked
+and the master stops every daemon. Nothing moves simulated time while that happens: the
+process stays *busy* until the pool is down.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from condorsim.config import Config
+from condorsim.runtime.clock import VirtualClock, WallClock
+from condorsim.runtime.coordinator import Coordinator
+from condorsim.runtime.daemon import DaemonContext, seeded_rng
+from condorsim.runtime.logs import daemon_logger
+from condorsim.runtime.network import Endpoint, TcpNetwork
+from condorsim.runtime.participant import Participant
+from condorsim.runtime.trace import Tracer
+from condorsim.scenario import END, QUIET, Scenario, load_scenario
+from condorsim.scenario.checks import ExpectResult, results_json
+
+from .client import PoolClient, PoolUnreachable
+from .driver import Driver
+from .instants import Instants, ReplayHost
+from .poolconfig import make_run_dir
+from .progress import Progress
+from .view import snapshot
+
+STOP_TIMEOUT = 10.0  # real seconds a daemon gets to exit on SIGTERM
+
+
+@dataclass
+class ReplayOutcome:
+    """What a replay found. ``exit_code`` is 0 when every result passed, else 1."""
+
+    scenario: Scenario
+    results: list[ExpectResult]
+    notes: list[str]
+    run_dir: Path | None
+    final_time: float
+    finish_reason: str
+    job_ads: list[Any] = field(default_factory=list)
+    json: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+
+def replay(path_or_scenario: str | Path | Scenario, *, keep: Path | None = None,
+           json_out: Path | None = None, explain: bool = False,
+           progress: bool = False) -> ReplayOutcome:
+    """Run a scenario and check its expectations.
+
+    ``keep``: run in this directory and leave it (logs, trace, queue) for ``condorsim
+    trace``; otherwise a temporary directory is removed afterwards. ``json_out``: write
+    the results as JSON. ``explain``: keep the run directory until the caller has
+    narrated it (the outcome's ``run_dir``; the caller removes it). ``progress``: a
+    progress line on stderr. Raises :class:`condorsim.scenario.ScenarioError` for a bad
+    file before any daemon starts.
+    """
+    scenario = (path_or_scenario if isinstance(path_or_scenario, Scenario)
+                else load_scenario(path_or_scenario))
+    run_dir = keep.resolve() if keep is not None else \
+        Path(tempfile.mkdtemp(prefix="condorsim-replay-"))
+    try:
+        outcome = _run(scenario, run_dir, progress=progress)
+    finally:
+        if keep is None and not explain:
+            shutil.rmtree(run_dir, ignore_errors=True)
+    outcome.run_dir = run_dir if keep is not None or explain else None
+    outcome.json = results_json(scenario, outcome.results, outcome.job_ads)
+    if json_out is not None:
+        json_out.write_text(json.dumps(outcome.json, indent=2) + "\n", encoding="utf-8")
+    return outcome
+
+
+def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
+    config_path = make_run_dir(scenario, run_dir)
+    (run_dir / "trace.jsonl").write_text("")
+    virtual = scenario.clock == "virtual"
+    clock: trio.abc.Clock = VirtualClock(scenario.start) if virtual else \
+        WallClock(scenario.start, scenario.speed)
+    stop_at = scenario.deadline if scenario.until == QUIET else \
+        scenario.start + int(scenario.until)
+    outcome = ReplayOutcome(scenario, [], [], run_dir, scenario.start, "")
+
+    async def main() -> None:
+        participant = Participant(clock) if isinstance(clock, VirtualClock) else None
+        network = TcpNetwork()
+        tracer = Tracer(run_dir / "trace.jsonl")
+        log = daemon_logger("replay", run_dir / "log")
+        host: ReplayHost | None = None
+        async with trio.open_nursery() as nursery:
+            coordinator_address = None
+            coordinator = None
+            if isinstance(clock, VirtualClock):
+                assert participant is not None
+                coordinator = Coordinator(now=scenario.start, limit=stop_at)
+                host = ReplayHost(coordinator, clock, participant, local_name="replay")
+                coordinator_address = await nursery.start(
+                    lambda task_status: host.run(network, task_status=task_status))
+            master_mod = importlib.import_module("daemons.master.master")
+            options = master_mod.ChildOptions(
+                run_dir=run_dir, config_path=config_path,
+                clock="virtual" if virtual else "wall", speed=scenario.speed,
+                coordinator_address=coordinator_address, seed=scenario.seed,
+                trace_path=run_dir / "trace.jsonl")
+            master = master_mod.Master(options, coordinator)
+            ctx = DaemonContext(
+                name="master", config=Config.load(config_path, subsystem="MASTER"),
+                endpoint=Endpoint(name="master", network=network, participant=participant,
+                                  tracer=tracer, log=daemon_logger("master", run_dir / "log")),
+                log=daemon_logger("master", run_dir / "log"),
+                rng=seeded_rng(scenario.seed, "master"), run_dir=run_dir,
+                participant=participant)
+            master_scope = trio.CancelScope()
+            master_done = trio.Event()
+
+            async def run_master(task_status: trio.TaskStatus[str]) -> None:
+                try:
+                    with master_scope:
+                        await master.run(ctx, task_status)
+                finally:
+                    master_done.set()
+
+            master_address = await nursery.start(run_master)
+            client = PoolClient(
+                Endpoint(name="replay", network=network, participant=participant,
+                         tracer=tracer, log=log), participant, master)
+            instants = Instants(participant, host)
+            driver = Driver(scenario, client, instants, run_dir, config_path,
+                            master_address, log)
+            meter = Progress(scenario, driver, enabled=progress)
+            if progress:
+                nursery.start_soon(meter.run, instants)
+
+            with trio.CancelScope() as drive_scope:
+                async with trio.open_nursery() as inner:
+                    if host is not None:
+                        inner.start_soon(_cancel_when, host.finished, drive_scope)
+                    await master.all_up.wait()
+                    await driver.run_timeline()
+                    if scenario.until == QUIET:
+                        await driver.wait_quiet()
+                    elif host is not None:
+                        await host.finished.wait()
+                    else:
+                        await trio.sleep_until(stop_at)
+                    inner.cancel_scope.cancel()
+            if not master.all_up.is_set():
+                outcome.notes.append("not every daemon of DAEMON_LIST started (see log/*.stderr)")
+            with _busy(participant):
+                outcome.final_time = trio.current_time()
+                outcome.finish_reason = host.finish_reason if host is not None and \
+                    host.finished.is_set() else "until reached"
+                at_end = [e for e in scenario.events_in_order() if e.at == END]
+                if at_end:
+                    await driver.check(at_end)
+                try:
+                    final = await snapshot(client, [], scenario.timezone)
+                    outcome.job_ads = final.all_job_ads()
+                except PoolUnreachable as e:
+                    outcome.notes.append(f"final job ads: {e}")
+                meter.finish()
+                await stop_pool(master)
+                master_scope.cancel()
+                await master_done.wait()
+            tracer.close()
+            nursery.cancel_scope.cancel()
+        outcome.results = driver.results
+        outcome.notes = outcome.notes + driver.notes
+
+    trio.run(main, clock=clock)
+    return outcome
+
+
+async def stop_pool(master: Any) -> None:
+    """SIGTERM every daemon the master started, last started first, and wait for each
+    (SIGKILL after :data:`STOP_TIMEOUT` real seconds); the master restarts none of them."""
+    master._stopping = True  # the master's own flag: do not restart what exits now
+    for child in reversed(list(master.children.values())):
+        proc = child.process
+        if proc is None or proc.returncode is not None:
+            continue
+        proc.terminate()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_kill_later, proc)
+            await proc.wait()
+            nursery.cancel_scope.cancel()
+
+
+async def _kill_later(proc: trio.Process) -> None:
+    await trio.to_thread.run_sync(time.sleep, STOP_TIMEOUT, abandon_on_cancel=True)
+    proc.kill()
+
+
+def _busy(participant: Participant | None) -> Any:
+    from contextlib import nullcontext
+    return participant.busy() if participant is not None else nullcontext()
+
+
+async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
+def print_outcome(outcome: ReplayOutcome, stream: Any = sys.stdout) -> None:
+    """The PASS/FAIL lines, the summary, then notes (on stderr)."""
+    from condorsim.scenario.checks import format_results
+
+    stream.write(format_results(outcome.results))
+    for note in outcome.notes:
+        sys.stderr.write(f"note: {note}\n")

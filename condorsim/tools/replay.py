@@ -1,0 +1,61 @@
+"""``condorsim replay FILE [--keep DIR] [--json FILE] [--explain]``: run a scenario on
+simulated time and check its expectations (docs/replay.md).
+
+Exit status: 0 every expectation held, 1 one failed, 2 the scenario file is invalid (or
+the arguments are).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+from condorsim.scenario import ScenarioError
+
+USAGE = "condorsim replay FILE [--keep DIR] [--json FILE] [--explain]"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise ScenarioError(f"{message}\nusage: {USAGE}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="condorsim replay", usage=USAGE,
+                description="Run a scenario file's pool on simulated time and check it.")
+    p.add_argument("file", type=Path, help="the scenario (TOML; see docs/scenarios.md)")
+    p.add_argument("--keep", type=Path, metavar="DIR",
+                   help="run in DIR and keep it (logs, trace.jsonl, queue) for `condorsim trace`")
+    p.add_argument("--json", type=Path, metavar="FILE", dest="json_out",
+                   help="also write the results as JSON to FILE")
+    p.add_argument("--explain", action="store_true",
+                   help="after the results, a narrated timeline of what the daemons did")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``condorsim replay``."""
+    from condorsim.replay import narrate, print_outcome, replay
+
+    try:
+        args = _parser().parse_args(argv)
+        outcome = replay(args.file, keep=args.keep, json_out=args.json_out,
+                         explain=args.explain, progress=sys.stderr.isatty())
+    except ScenarioError as e:
+        print(f"condorsim replay: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"condorsim replay: {e}", file=sys.stderr)
+        return 2
+    print_outcome(outcome)
+    if args.explain and outcome.run_dir is not None:
+        sys.stdout.write(narrate(outcome.run_dir, outcome.scenario.timezone))
+        if args.keep is None:
+            shutil.rmtree(outcome.run_dir, ignore_errors=True)
+    return outcome.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
