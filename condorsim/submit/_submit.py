@@ -192,8 +192,28 @@ class Submit:
         return run.from_statements()
 
     def procs(self, **kwargs: Any) -> list[ClassAd]:
-        """``list(self.jobs(**kwargs))``."""
-        return list(self.jobs(**kwargs))
+        """The job ads as the schedd stores them, like the binding's ``procs()``.
+
+        The first proc of each cluster has every attribute (it is the cluster ad plus
+        ``ProcId``); each later proc has only ``ProcId``, ``JobStatus`` and the attributes
+        whose expression differs from its cluster's. Takes the arguments of ``jobs()``.
+        """
+        out: list[ClassAd] = []
+        cluster_ad: ClassAd | None = None
+        for ad in self.jobs(**kwargs):
+            if cluster_ad is None or ad["ClusterId"] != cluster_ad["ClusterId"]:
+                cluster_ad = ad
+                out.append(ad)
+                continue
+            base = cluster_ad
+            out.append(
+                ClassAd(
+                    (name, tree)
+                    for name, tree in ad.pairs()
+                    if name.lower() in ("procid", "jobstatus") or base.lookup(name) != tree
+                )
+            )
+        return out
 
 
 def _plus_to_my(key: str) -> str:

@@ -10,9 +10,11 @@ attributes not compared and why.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import classad2
+import htcondor
 import pytest
 from _submit_reference import (
     CLUSTER,
@@ -83,6 +85,23 @@ def test_corpus_gives_the_same_job_ads(path: Path) -> None:
     assert len(mine) == len(theirs)
     for index, (a, b) in enumerate(zip(mine, theirs, strict=True)):
         assert differences(a, b) == [], f"proc {index}"
+
+
+SINGLE_QUEUE = [p for p in GOOD if Submit(p.read_text()).queue_count() == 1]
+
+
+@pytest.mark.parametrize("path", SINGLE_QUEUE, ids=[p.name for p in SINGLE_QUEUE])
+def test_procs_split_cluster_and_proc_attributes_as_the_binding(path: Path) -> None:
+    text = path.read_text()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = list(htcondor.Submit(text).procs(clusterid=CLUSTER, qdate=QDATE, owner=OWNER))
+    mine = Submit(text).procs(
+        clusterid=CLUSTER, qdate=QDATE, owner=OWNER, iwd=str(CORPUS), config={"FULL_HOSTNAME": HOST}
+    )
+    assert len(mine) == len(theirs)
+    for a, b in zip(mine, theirs, strict=True):
+        assert differences(a, b) == []
 
 
 @pytest.mark.parametrize("path", GOOD, ids=[p.name for p in GOOD])

@@ -302,3 +302,17 @@ def test_odd_input_gives_job_ads_or_a_submit_error(text: str) -> None:
             assert ad.evaluate("ProcId") is not None
     except SubmitError as exc:
         assert exc.message
+
+
+def test_procs_are_the_cluster_ad_then_what_differs() -> None:
+    sub = Submit(EXE + "arguments = $(x)\nqueue x in (a, a, b)\nexecutable = /bin/echo\nqueue\n")
+    ads = sub.procs(iwd="/tmp", clusterid=3)
+    full = list(sub.jobs(iwd="/tmp", clusterid=3))
+    assert [dict(ad.pairs()) == dict(f.pairs()) for ad, f in zip(ads, full, strict=True)] == [
+        True, False, False, True
+    ]  # fmt: skip
+    assert [sorted(ad) for ad in ads[1:3]] == [
+        ["JobStatus", "ProcId"],
+        ["Args", "JobStatus", "ProcId"],
+    ]
+    assert ads[2].evaluate("Args") == "b"
