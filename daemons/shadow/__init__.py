@@ -1,0 +1,1 @@
+"""condor_shadow: the submit side of the running jobs of one schedd (each job an instance)."""

@@ -1,0 +1,333 @@
+"""condor_shadow's runner: one process per schedd, each running job an instance (a trio task).
+
+How this works
+--------------
+The shadow advertises itself to the collector (MyType "Shadow") at start and every 300 s.
+SHADOW_START from the schedd is answered OK and starts an instance task with an inbox;
+every later message about the job (from the starter or the schedd) goes into that inbox,
+so one job's events are handled one at a time, in the order they arrived, and a
+connection's handler never waits on a job. The instance
+
+1. activates the claim (ACTIVATE_CLAIM to the startd; a refusal ends it with
+   JOB_NOT_STARTED),
+2. learns where its starter is (REGISTER_STARTER_INFO) and forwards the schedd's suspend,
+   continue, hold, remove and vacate to it,
+3. feeds the starter's reports to its :class:`~.logic.ShadowJob` and writes the user-log
+   events it returns (EXECUTE, IMAGE_SIZE, JOB_SUSPENDED, JOB_UNSUSPENDED, JOB_EVICTED,
+   JOB_TERMINATED),
+4. pushes dirty attributes to the schedd every SHADOW_QUEUE_UPDATE_INTERVAL and at once on
+   a status change (SHADOW_UPDATE; the reply's qedit attributes are taken), evaluates the
+   periodic policy every PERIODIC_EXPR_INTERVAL,
+5. on JOB_EXIT sends SHADOW_EXIT with the final attributes, retried every
+   SHADOW_JOB_CLEANUP_RETRY_DELAY up to SHADOW_MAX_JOB_CLEANUP_RETRIES times.
+
+The schedd is found through the collector (the schedd ad named after this shadow, or the
+only schedd) unless its address was given to :class:`Shadow`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+
+import trio
+
+from condorsim.classad import ClassAd
+from condorsim.eventlog import EventLogError, EventLogWriter
+from condorsim.jobs.codes import ShadowExit
+from condorsim.runtime.daemon import DaemonContext
+from condorsim.runtime.network import Conn
+from condorsim.wire import ConnectionClosed, Message, ProtocolError
+from condorsim.wire import messages as m
+
+from .logic import LogEvent, Request, ShadowJob
+
+AD_INTERVAL = 300
+PEER_ERRORS = (OSError, ConnectionClosed, ProtocolError, trio.BrokenResourceError,
+               trio.ClosedResourceError)
+JOB_MESSAGES = (
+    m.REGISTER_STARTER_INFO, m.BEGIN_EXECUTION, m.REGISTER_JOB_INFO, m.JOB_EXIT,
+    m.SHADOW_HOLD, m.SHADOW_REMOVE, m.SHADOW_SUSPEND, m.SHADOW_CONTINUE, m.SHADOW_VACATE,
+    m.SHADOW_QEDIT,
+)
+REPLY_OK = (m.JOB_EXIT, m.SHADOW_HOLD, m.SHADOW_REMOVE, m.SHADOW_SUSPEND, m.SHADOW_CONTINUE,
+            m.SHADOW_VACATE, m.SHADOW_QEDIT)
+
+
+@dataclass
+class _Instance:
+    job: ShadowJob
+    send: trio.MemorySendChannel[Message]
+    receive: trio.MemoryReceiveChannel[Message]
+    log: EventLogWriter | None
+    starter_addr: str | None = None
+    pending: list[Message] = field(default_factory=list)  # for the starter, not yet known
+
+
+class Shadow:
+    def __init__(self, schedd_addr: str | None = None) -> None:
+        self.instances: dict[str, _Instance] = {}
+        self._schedd_addr = schedd_addr
+
+    async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
+        self._ctx = ctx
+        cfg = ctx.config
+        self._queue_interval = cfg.get_int("SHADOW_QUEUE_UPDATE_INTERVAL", 900)
+        self._lazy = cfg.get_bool("SHADOW_LAZY_QUEUE_UPDATE", True)
+        self._policy_interval = cfg.get_int("PERIODIC_EXPR_INTERVAL", 60)
+        self._retry_delay = cfg.get_int("SHADOW_JOB_CLEANUP_RETRY_DELAY", 30)
+        self._retries = cfg.get_int("SHADOW_MAX_JOB_CLEANUP_RETRIES", 5)
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            self.address = await nursery.start(
+                lambda task_status: ctx.serve(self._handle, task_status=task_status)
+            )
+            nursery.start_soon(self._advertise)
+            task_status.started(self.address)
+
+    # -- talking to others ----------------------------------------------------------------
+    async def _request(self, address: str, peer: str, msg: Message) -> Message | None:
+        try:
+            async with await self._ctx.connect(address, peer) as conn:
+                return await conn.request(msg)
+        except PEER_ERRORS as e:
+            self._ctx.log.warning("request_failed", to=peer, cmd=msg.command, error=str(e))
+            return None
+
+    def shadow_ad(self) -> ClassAd:
+        name = self._ctx.name
+        return ClassAd({
+            "MyType": "Shadow", "Name": f"{name}@localhost",
+            "ScheddDaemon": name.replace("shadow", "schedd"), "MyAddress": self.address,
+            "NumInstances": len(self.instances),
+        })
+
+    async def _advertise(self) -> None:
+        while True:
+            try:
+                async with await self._ctx.connect(self._ctx.collector_address(), "collector") as c:
+                    await c.send(m.UPDATE_AD_GENERIC(ad=self.shadow_ad()))
+            except PEER_ERRORS as e:
+                self._ctx.log.warning("collector_update_failed", error=str(e))
+            await trio.sleep(AD_INTERVAL)
+
+    async def _schedd(self) -> str | None:
+        if self._schedd_addr is not None:
+            return self._schedd_addr
+        reply = await self._request(self._ctx.collector_address(), "collector",
+                                    m.QUERY_SCHEDD_ADS(constraint="", projection=[]))
+        if not isinstance(reply, m.QUERY_RESULT):
+            return None
+        mine = self._ctx.name.replace("shadow", "schedd")
+        found = [ad for ad in reply.ads
+                 if str(ad.evaluate("Name")).split("@", 1)[0] in (mine, mine.split("@", 1)[0])]
+        ads = found or (reply.ads if len(reply.ads) == 1 else [])
+        address = ads[0].evaluate("MyAddress") if ads else None
+        if isinstance(address, str):
+            self._schedd_addr = address
+            return address
+        self._ctx.log.warning("schedd_not_found", name=mine)
+        return None
+
+    # -- commands -------------------------------------------------------------------------
+    async def _handle(self, msg: Message, conn: Conn) -> None:
+        if isinstance(msg, m.SHADOW_START):
+            await conn.send(self._start(msg))
+            return
+        if not isinstance(msg, JOB_MESSAGES):
+            await conn.send(m.FAILED(reason=f"the shadow does not take {msg.command}"))
+            return
+        inst = self.instances.get(msg.job)
+        if inst is None:
+            self._ctx.log.warning("unknown_job", job=msg.job, cmd=msg.command)
+            if isinstance(msg, REPLY_OK):
+                await conn.send(m.FAILED(reason=f"no job {msg.job} in this shadow"))
+            return
+        inst.send.send_nowait(msg)
+        if isinstance(msg, REPLY_OK):
+            await conn.send(m.OK())
+
+    def _start(self, msg: m.SHADOW_START) -> Message:
+        job = ShadowJob(msg.job_ad, msg.slot_ad, msg.claim_id, msg.startd_addr)
+        if job.job in self.instances:
+            return m.FAILED(reason=f"job {job.job} already has a shadow")
+        send, receive = trio.open_memory_channel[Message](math.inf)
+        inst = _Instance(job, send, receive, self._user_log(job.ad))
+        self.instances[job.job] = inst
+        self._nursery.start_soon(self._run_job, inst)
+        return m.OK()
+
+    def _user_log(self, ad: ClassAd) -> EventLogWriter | None:
+        log = ad.evaluate("UserLog")
+        if not isinstance(log, str) or not log:
+            return None
+        iwd = ad.evaluate("Iwd")
+        base = iwd if isinstance(iwd, str) and iwd else str(self._ctx.run_dir)
+        path = os.path.join(self._ctx.run_dir, base, log)
+        fmt = self._ctx.config.get("DEFAULT_USERLOG_FORMAT_OPTIONS") or "iso"
+        try:
+            return EventLogWriter(path, fmt=fmt)
+        except EventLogError as e:
+            self._ctx.log.warning("bad_user_log", path=path, error=str(e))
+            return None
+
+    # -- one job --------------------------------------------------------------------------
+    async def _run_job(self, inst: _Instance) -> None:
+        job = inst.job
+        log = self._ctx.log
+        try:
+            reply = await self._request(job.startd_addr, "startd", m.ACTIVATE_CLAIM(
+                claim_id=job.claim_id, job_ad=job.ad, shadow_addr=self.address))
+            if not isinstance(reply, m.OK):
+                why = reply.reason if isinstance(reply, m.FAILED) else "no answer"
+                log.warning("activate_claim_failed", job=job.job, reason=why)
+                await self._shadow_exit(inst, int(ShadowExit.JOB_NOT_STARTED))
+                return
+            start = trio.current_time()
+            next_push = start + self._queue_interval
+            next_policy = start + self._policy_interval if self._policy_interval > 0 else math.inf
+            while True:
+                msg: Message | None = None
+                with trio.move_on_at(min(next_push, next_policy)):
+                    msg = await inst.receive.receive()
+                now = trio.current_time()
+                if msg is None:
+                    if now >= next_push:
+                        next_push = now + self._queue_interval
+                        await self._push(inst)
+                    if now >= next_policy:
+                        next_policy = now + self._policy_interval
+                        await self._policy(inst, now)
+                    continue
+                if isinstance(msg, m.JOB_EXIT):
+                    decision = job.job_exit(msg.reason, msg.ad, now)
+                    log.info("job_exit", job=job.job, reason=msg.reason,
+                             exit_code=decision.exit_code)
+                    self._write(inst, decision.events)
+                    await self._shadow_exit(inst, decision.exit_code)
+                    return
+                await self._on_message(inst, msg, now)
+        finally:
+            self.instances.pop(job.job, None)
+
+    async def _on_message(self, inst: _Instance, msg: Message, now: float) -> None:
+        job = inst.job
+        if isinstance(msg, m.REGISTER_STARTER_INFO):
+            addr = msg.ad.evaluate("StarterIpAddr")
+            inst.starter_addr = addr if isinstance(addr, str) else None
+            pending, inst.pending = inst.pending, []
+            for command in pending:
+                await self._to_starter(inst, command)
+        elif isinstance(msg, m.BEGIN_EXECUTION):
+            self._write(inst, job.begin_execution(now))
+            if not self._lazy:
+                await self._push(inst)
+        elif isinstance(msg, m.REGISTER_JOB_INFO):
+            state = msg.ad.evaluate("JobState")
+            events = job.register_job_info(msg.ad, now)
+            if state == "Suspended":
+                events += job.suspend(now)
+            elif state == "Running":
+                events += job.unsuspend(now)
+            self._write(inst, events)
+            if any(e.kind in ("suspended", "unsuspended") for e in events):
+                await self._push(inst)
+        elif isinstance(msg, m.SHADOW_QEDIT):
+            job.take_qedit(msg.ad)
+        elif isinstance(msg, m.SHADOW_SUSPEND):
+            await self._to_starter(inst, m.STARTER_SUSPEND(job=job.job))
+        elif isinstance(msg, m.SHADOW_CONTINUE):
+            await self._to_starter(inst, m.STARTER_CONTINUE(job=job.job))
+        elif isinstance(msg, m.SHADOW_HOLD | m.SHADOW_REMOVE | m.SHADOW_VACATE):
+            if job.request is None:
+                if isinstance(msg, m.SHADOW_HOLD):
+                    job.request = Request("hold", msg.reason, msg.code, msg.subcode)
+                elif isinstance(msg, m.SHADOW_REMOVE):
+                    job.request = Request("remove", msg.reason)
+                else:
+                    job.request = Request("vacate")
+                await self._stop(inst)
+
+    async def _stop(self, inst: _Instance) -> None:
+        job = inst.job
+        assert job.request is not None
+        self._ctx.log.info("stopping_job", job=job.job, why=job.request.action)
+        if job.request.action == "hold":
+            await self._to_starter(inst, m.STARTER_HOLD(job=job.job))
+        else:
+            await self._to_starter(inst, m.STARTER_REMOVE(job=job.job))
+
+    async def _policy(self, inst: _Instance, now: float) -> None:
+        outcome = inst.job.periodic(now)
+        if outcome is not None:
+            self._ctx.log.info("policy_fired", job=inst.job.job, attr=outcome.attr,
+                               reason=outcome.reason)
+            await self._stop(inst)
+
+    async def _to_starter(self, inst: _Instance, msg: Message) -> None:
+        if inst.starter_addr is None:
+            inst.pending.append(msg)
+            return
+        reply = await self._request(inst.starter_addr, "starter", msg)
+        if not isinstance(reply, m.OK):
+            self._ctx.log.warning("starter_refused", job=inst.job.job, cmd=msg.command)
+
+    def _write(self, inst: _Instance, events: list[LogEvent]) -> None:
+        if inst.log is None:
+            return
+        job = inst.job
+        try:
+            for event in events:
+                write_event(inst.log, job.cluster, job.proc, event)
+        except EventLogError as e:
+            self._ctx.log.warning("user_log_failed", job=job.job, error=str(e))
+
+    async def _push(self, inst: _Instance) -> None:
+        """SHADOW_UPDATE of the dirty attributes; the reply's qedit attributes are taken."""
+        job = inst.job
+        ad = job.take_dirty()
+        if not len(ad):
+            return
+        address = await self._schedd()
+        reply = await self._request(address, "schedd", m.SHADOW_UPDATE(job=job.job, ad=ad)) \
+            if address else None
+        if isinstance(reply, m.SHADOW_UPDATE_REPLY):
+            job.take_qedit(reply.ad)
+        else:
+            job.dirty.update(ad.keys())  # try again with the next push
+
+    async def _shadow_exit(self, inst: _Instance, exit_code: int) -> None:
+        job = inst.job
+        ad = job.take_dirty()
+        msg = m.SHADOW_EXIT(job=job.job, exit_code=exit_code, ad=ad)
+        for attempt in range(self._retries + 1):
+            if attempt:
+                await trio.sleep(self._retry_delay)
+            address = await self._schedd()
+            reply = await self._request(address, "schedd", msg) if address else None
+            if isinstance(reply, m.OK):
+                return
+        self._ctx.log.error("shadow_exit_gave_up", job=job.job, exit_code=exit_code)
+
+
+def write_event(writer: EventLogWriter, cluster: int, proc: int, event: LogEvent) -> None:
+    """Write one :class:`LogEvent` with the EventLogWriter method of its kind."""
+    f = event.fields
+    if event.kind == "execute":
+        writer.execute(cluster, proc, event.t, f["host"], slot_name=f.get("slot_name"))
+    elif event.kind == "image_size":
+        mem, rss = f.get("memory_usage_mb", -1), f.get("rss_kb", -1)
+        writer.image_size(cluster, proc, event.t, f["size_kb"],
+                          memory_usage_mb=mem if mem >= 0 else None,
+                          rss_kb=rss if rss >= 0 else None)
+    elif event.kind == "suspended":
+        writer.suspended(cluster, proc, event.t, f["n_pids"])
+    elif event.kind == "unsuspended":
+        writer.unsuspended(cluster, proc, event.t)
+    elif event.kind == "evicted":
+        writer.evicted(cluster, proc, event.t, **f)
+    elif event.kind == "terminated":
+        writer.terminated(cluster, proc, event.t, **f)
+    else:
+        raise ValueError(f"no user-log event {event.kind!r}")

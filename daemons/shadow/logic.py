@@ -1,0 +1,222 @@
+"""The shadow's copy of one running job, with no I/O: what each starter report changes.
+
+How this works
+--------------
+A :class:`ShadowJob` holds the job ad the schedd gave the shadow and the set of attributes
+changed since the last push to the schedd (the "dirty" ones, as HTCondor's
+``QmgrJobUpdater``). Each method is one event -- execution began, an update arrived, the
+job was suspended or continued, the starter reported the exit, the schedd asked for a hold
+-- and returns the user-log events to write (:class:`LogEvent`). :meth:`ShadowJob.job_exit`
+decides the shadow's exit code (facts 2.4, 1.4, 5.1) and the final attributes:
+
+* JOB_EXITED: NumJobCompletions++, exit attributes, then the exit policy: JOB_TERMINATED
+  event and JOB_EXITED; or a requeue (OnExitRemove false: JOB_EVICTED "terminated and was
+  requeued", RequeueReason, JOB_SHOULD_REQUEUE); or a hold (JOB_SHOULD_HOLD) or a removal
+  (JOB_SHOULD_REMOVE) when a policy expression fires.
+* JOB_MISSED_DEFERRAL_TIME: no event; the exit code 114 tells the schedd to hold the job.
+* JOB_KILLED: what was asked for (hold, remove), else an eviction (JOB_EVICTED, requeue).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from condorsim.classad import ClassAd
+from condorsim.eventlog import Rusage
+from condorsim.jobs.codes import JobStatus, ShadowExit
+
+from .policy import PolicyAction, PolicyOutcome, exit_policy, periodic_policy
+
+EXIT_ATTRS = ("ExitCode", "ExitSignal", "ExitBySignal", "ExitReason", "JobCoreDumped")
+USAGE_ATTRS = frozenset(name.lower() for name in (
+    "ImageSize", "ResidentSetSize", "MemoryUsage", "DiskUsage", "RemoteUserCpu", "RemoteSysCpu",
+    "JobPid", "NumPids",
+))
+
+
+@dataclass(frozen=True)
+class LogEvent:
+    """A user-log event to write: ``kind`` names an EventLogWriter method's event."""
+
+    kind: str
+    t: float
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ExitDecision:
+    exit_code: int
+    events: list[LogEvent]
+
+
+@dataclass
+class Request:
+    """What the schedd asked of a running job (the outcome once the starter has stopped it)."""
+
+    action: str  # "hold" | "remove" | "vacate"
+    reason: str = ""
+    code: int = 0
+    subcode: int = 0
+
+
+def _int(value: object, default: int = 0) -> int:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return int(value)
+    return default
+
+
+class ShadowJob:
+    def __init__(self, job_ad: ClassAd, slot_ad: ClassAd, claim_id: str, startd_addr: str) -> None:
+        self.ad = job_ad.copy()
+        self.slot_ad = slot_ad
+        self.claim_id = claim_id
+        self.startd_addr = startd_addr
+        self.cluster = _int(self.ad.evaluate("ClusterId"))
+        self.proc = _int(self.ad.evaluate("ProcId"))
+        self.job = f"{self.cluster}.{self.proc}"
+        self.dirty: set[str] = set()
+        self.executing = False
+        self.suspended = False
+        self.max_image_size = 0
+        self.request: Request | None = None
+
+    # -- attributes ---------------------------------------------------------------------------
+    def set(self, name: str, value: Any) -> None:
+        self.ad[name] = value
+        self.dirty.add(name)
+
+    def take_dirty(self) -> ClassAd:
+        """The dirty attributes (for a SHADOW_UPDATE / SHADOW_EXIT); they are clean after."""
+        out = ClassAd()
+        for name in sorted(self.dirty, key=str.lower):
+            tree = self.ad.lookup(name)
+            if tree is not None:
+                out[self.ad.spelling(name) or name] = tree
+        self.dirty.clear()
+        return out
+
+    def take_qedit(self, ad: ClassAd) -> None:
+        """Attributes qedit changed at the schedd: ours now, not dirty."""
+        for name, tree in ad.pairs():
+            self.ad[name] = tree
+            self.dirty.discard(name)
+
+    # -- what the starter reports -------------------------------------------------------------
+    def begin_execution(self, now: float) -> list[LogEvent]:
+        self.executing = True
+        self.set("JobCurrentStartExecutingDate", int(now))
+        self.set("NumJobStarts", _int(self.ad.evaluate("NumJobStarts")) + 1)
+        slot = self.slot_ad.evaluate("Name")
+        return [LogEvent("execute", now, {
+            "host": self.startd_addr, "slot_name": slot if isinstance(slot, str) else None,
+        })]
+
+    def register_job_info(self, ad: ClassAd, now: float) -> list[LogEvent]:
+        """Merge a starter update; an IMAGE_SIZE event when the image grew."""
+        for name, tree in ad.pairs():
+            if name.lower() in ("jobstate", "jobstartdate"):
+                continue
+            if self.ad.lookup(name) != tree:
+                self.set(name, tree)
+        size = _int(ad.evaluate("ImageSize"))
+        if size > self.max_image_size:
+            self.max_image_size = size
+            return [LogEvent("image_size", now, {
+                "size_kb": size,
+                "memory_usage_mb": _int(ad.evaluate("MemoryUsage"), -1),
+                "rss_kb": _int(ad.evaluate("ResidentSetSize"), -1),
+            })]
+        return []
+
+    def suspend(self, now: float) -> list[LogEvent]:
+        if self.suspended:
+            return []
+        self.suspended = True
+        self.set("JobStatus", int(JobStatus.SUSPENDED))
+        self.set("TotalSuspensions", _int(self.ad.evaluate("TotalSuspensions")) + 1)
+        self.set("LastSuspensionTime", int(now))
+        return [LogEvent("suspended", now, {"n_pids": 1})]
+
+    def unsuspend(self, now: float) -> list[LogEvent]:
+        if not self.suspended:
+            return []
+        self.suspended = False
+        since = _int(self.ad.evaluate("LastSuspensionTime"), int(now))
+        spent = int(now) - since
+        self.set("JobStatus", int(JobStatus.RUNNING))
+        self.set("CumulativeSuspensionTime",
+                 _int(self.ad.evaluate("CumulativeSuspensionTime")) + spent)
+        self.set("UncommittedSuspensionTime",
+                 _int(self.ad.evaluate("UncommittedSuspensionTime")) + spent)
+        self.set("LastSuspensionTime", 0)
+        return [LogEvent("unsuspended", now)]
+
+    # -- policy -------------------------------------------------------------------------------
+    def periodic(self, now: float) -> PolicyOutcome | None:
+        """The periodic policy; when it fires the job is to be stopped (a request is set)."""
+        if self.request is not None:
+            return None
+        outcome = periodic_policy(self.ad, int(now))
+        if outcome is not None:
+            self.request = _request_for(outcome)
+        return outcome
+
+    # -- the end ------------------------------------------------------------------------------
+    def job_exit(self, reason: int, ad: ClassAd, now: float) -> ExitDecision:
+        """The starter's final report: the shadow's exit code and the events to log."""
+        for name, tree in ad.pairs():
+            if name.lower() in USAGE_ATTRS:
+                self.set(name, tree)
+        if reason == ShadowExit.JOB_MISSED_DEFERRAL_TIME:
+            return ExitDecision(int(ShadowExit.JOB_MISSED_DEFERRAL_TIME), [])
+        if reason in (ShadowExit.JOB_EXITED, ShadowExit.JOB_COREDUMPED) and self.request is None:
+            return self._exited(ad, now)
+        return self._stopped(now)
+
+    def _exited(self, ad: ClassAd, now: float) -> ExitDecision:
+        self.set("NumJobCompletions", _int(self.ad.evaluate("NumJobCompletions")) + 1)
+        for name in EXIT_ATTRS:
+            tree = ad.lookup(name)
+            if tree is not None:
+                self.set(name, tree)
+        outcome = exit_policy(self.ad, int(now))
+        code = _int(self.ad.evaluate("ExitCode"))
+        usage = {"run_remote_usage": self._usage()}
+        if outcome.action is PolicyAction.REMOVE and outcome.attr == "OnExitRemove":
+            return ExitDecision(int(ShadowExit.JOB_EXITED), [LogEvent("terminated", now, {
+                "return_value": code, "total_remote_usage": self._usage(), **usage,
+            })])
+        if outcome.action is PolicyAction.STAY:
+            self.set("RequeueReason", outcome.reason)
+            return ExitDecision(int(ShadowExit.JOB_SHOULD_REQUEUE), [LogEvent("evicted", now, {
+                "terminated_and_requeued": True, "return_value": code,
+                "reason": outcome.reason, **usage,
+            })])
+        self.request = _request_for(outcome)
+        return self._stopped(now)
+
+    def _stopped(self, now: float) -> ExitDecision:
+        request = self.request or Request("vacate")
+        if request.action == "hold":
+            self.set("HoldReason", request.reason)
+            self.set("HoldReasonCode", request.code)
+            self.set("HoldReasonSubCode", request.subcode)
+            return ExitDecision(int(ShadowExit.JOB_SHOULD_HOLD), [])
+        if request.action == "remove":
+            self.set("RemoveReason", request.reason)
+            return ExitDecision(int(ShadowExit.JOB_SHOULD_REMOVE), [])
+        self.set("LastVacateTime", int(now))
+        return ExitDecision(int(ShadowExit.JOB_SHOULD_REQUEUE), [LogEvent("evicted", now, {
+            "run_remote_usage": self._usage(),
+        })])
+
+    def _usage(self) -> Rusage:
+        return Rusage(usr=_int(self.ad.evaluate("RemoteUserCpu")),
+                      sys=_int(self.ad.evaluate("RemoteSysCpu")))
+
+
+def _request_for(outcome: PolicyOutcome) -> Request:
+    if outcome.action is PolicyAction.REMOVE:
+        return Request("remove", outcome.reason)
+    return Request("hold", outcome.reason, outcome.code, outcome.subcode)

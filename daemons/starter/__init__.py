@@ -1,0 +1,1 @@
+"""condor_starter: runs the jobs of one startd process (each job an instance)."""

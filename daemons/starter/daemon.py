@@ -1,0 +1,288 @@
+"""condor_starter's runner: one process per startd process, each job an instance (a trio task).
+
+How this works
+--------------
+The starter advertises itself to the collector (MyType "Starter", UPDATE_AD_GENERIC) at
+start and every 300 s. STARTER_START from the startd is answered OK and starts an
+instance task, which
+
+1. introduces itself to the shadow (REGISTER_STARTER_INFO: its address),
+2. waits ``+SimInputTransferTime`` seconds (input transfer),
+3. checks the deferral time on the execute machine's clock (now + the slot's
+   SimClockOffset): abort with JOB_MISSED_DEFERRAL_TIME, wait, or go on,
+4. sends BEGIN_EXECUTION and runs the payload on a :class:`~.logic.PayloadClock`,
+   sending REGISTER_JOB_INFO (shadow) and STARTER_UPDATE (startd)
+   STARTER_INITIAL_UPDATE_INTERVAL after the start, then every STARTER_UPDATE_INTERVAL,
+   and at once on suspend and unsuspend,
+5. reports JOB_EXIT to the shadow and STARTER_EXITED to the startd.
+
+STARTER_SUSPEND / CONTINUE / HOLD / REMOVE only change the instance's state and wake its
+task, so a connection's handler never waits on a job. Each instance keeps one connection
+to its shadow (messages arrive in the order sent) and one to its startd.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import trio
+
+from condorsim.classad import ClassAd
+from condorsim.jobs.codes import ShadowExit
+from condorsim.runtime.daemon import DaemonContext
+from condorsim.runtime.network import Conn
+from condorsim.wire import ConnectionClosed, Message, ProtocolError
+from condorsim.wire import messages as m
+
+from .logic import (
+    DeferralAction,
+    PayloadClock,
+    deferral_decision,
+    exit_ad,
+    payload_exit_code,
+    payload_runtime,
+    usage_ad,
+)
+
+AD_INTERVAL = 300
+PEER_ERRORS = (OSError, ConnectionClosed, ProtocolError, trio.BrokenResourceError,
+               trio.ClosedResourceError)
+
+
+def _number(ad: ClassAd, attr: str) -> float:
+    value = ad.evaluate(attr)
+    return float(value) if type(value) in (int, float) else 0.0
+
+
+def _job_id(ad: ClassAd) -> str:
+    return f"{ad.evaluate('ClusterId')}.{ad.evaluate('ProcId')}"
+
+
+class _Peer:
+    """One lazily opened connection to a daemon; dropped (and reopened) when it breaks."""
+
+    def __init__(self, ctx: DaemonContext, address: str | None, name: str) -> None:
+        self._ctx = ctx
+        self.address = address
+        self._name = name
+        self._conn: Conn | None = None
+
+    async def _open(self) -> Conn:
+        if self.address is None:
+            raise ConnectionRefusedError(f"no address for the {self._name}")
+        if self._conn is None:
+            self._conn = await self._ctx.connect(self.address, self._name)
+        return self._conn
+
+    async def send(self, msg: Message) -> bool:
+        try:
+            await (await self._open()).send(msg)
+            return True
+        except PEER_ERRORS as e:
+            self._ctx.log.warning("send_failed", to=self._name, cmd=msg.command, error=str(e))
+            await self.close()
+            return False
+
+    async def request(self, msg: Message) -> Message | None:
+        try:
+            return await (await self._open()).request(msg)
+        except PEER_ERRORS as e:
+            self._ctx.log.warning("request_failed", to=self._name, cmd=msg.command, error=str(e))
+            await self.close()
+            return None
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            with trio.CancelScope(shield=True):
+                try:
+                    await conn.aclose()
+                except PEER_ERRORS:
+                    pass
+
+
+@dataclass
+class _Instance:
+    job: str
+    claim_id: str
+    job_ad: ClassAd
+    slot_ad: ClassAd
+    pid: int
+    shadow: _Peer
+    startd: _Peer
+    suspended: bool = False  # asked to be suspended (also before the payload starts)
+    kill: str | None = None  # "hold" or "remove" once asked to stop
+    clock: PayloadClock | None = None
+    update_now: bool = False
+    wake: trio.Event = field(default_factory=trio.Event)
+
+
+class Starter:
+    def __init__(self) -> None:
+        self.instances: dict[str, _Instance] = {}
+        self._pids = itertools.count(1000)
+
+    async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
+        self._ctx = ctx
+        self._initial = ctx.config.get_int("STARTER_INITIAL_UPDATE_INTERVAL", 8)
+        self._interval = max(1, ctx.config.get_int("STARTER_UPDATE_INTERVAL", 300))
+        self._default_runtime = ctx.config.get_float("SIM_DEFAULT_RUNTIME", 600)
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            self.address = await nursery.start(
+                lambda task_status: ctx.serve(self._handle, task_status=task_status)
+            )
+            nursery.start_soon(self._advertise)
+            task_status.started(self.address)
+
+    # -- the collector ----------------------------------------------------------------------
+    def starter_ad(self) -> ClassAd:
+        name = self._ctx.name
+        return ClassAd({
+            "MyType": "Starter",
+            "Name": f"{name}@localhost",
+            "StartdDaemon": name.replace("starter", "startd"),
+            "MyAddress": self.address,
+            "HasJobDeferral": True,
+            "NumInstances": len(self.instances),
+        })
+
+    async def _advertise(self) -> None:
+        peer = _Peer(self._ctx, self._ctx.collector_address(), "collector")
+        while True:
+            await peer.send(m.UPDATE_AD_GENERIC(ad=self.starter_ad()))
+            await trio.sleep(AD_INTERVAL)
+
+    # -- commands ---------------------------------------------------------------------------
+    async def _handle(self, msg: Message, conn: Conn) -> None:
+        if isinstance(msg, m.STARTER_START):
+            await conn.send(self._start(msg))
+            return
+        job = getattr(msg, "job", None)
+        inst = self.instances.get(job) if isinstance(job, str) else None
+        if inst is None or not isinstance(
+            msg, m.STARTER_SUSPEND | m.STARTER_CONTINUE | m.STARTER_HOLD | m.STARTER_REMOVE
+        ):
+            what = f"no job {job} here" if inst is None else f"the starter does not take {msg.command}"
+            await conn.send(m.FAILED(reason=what))
+            return
+        now = trio.current_time()
+        if isinstance(msg, m.STARTER_SUSPEND) and not inst.suspended:
+            inst.suspended = True
+            if inst.clock is not None and inst.clock.suspend(now):
+                inst.update_now = True
+        elif isinstance(msg, m.STARTER_CONTINUE) and inst.suspended:
+            inst.suspended = False
+            if inst.clock is not None and inst.clock.resume(now):
+                inst.update_now = True
+        elif isinstance(msg, m.STARTER_HOLD | m.STARTER_REMOVE) and inst.kill is None:
+            inst.kill = "hold" if isinstance(msg, m.STARTER_HOLD) else "remove"
+        self._ctx.log.info("job_command", job=inst.job, cmd=msg.command)
+        inst.wake.set()
+        await conn.send(m.OK())
+
+    def _start(self, msg: m.STARTER_START) -> Message:
+        job = _job_id(msg.job_ad)
+        if job in self.instances:
+            return m.FAILED(reason=f"job {job} already runs in this starter")
+        slot_addr = msg.slot_ad.evaluate("MyAddress")
+        inst = _Instance(
+            job=job, claim_id=msg.claim_id, job_ad=msg.job_ad.copy(), slot_ad=msg.slot_ad,
+            pid=next(self._pids),
+            shadow=_Peer(self._ctx, msg.shadow_addr, "shadow"),
+            startd=_Peer(self._ctx, slot_addr if isinstance(slot_addr, str) else None, "startd"),
+        )
+        self.instances[job] = inst
+        self._nursery.start_soon(self._run_instance, inst)
+        return m.OK()
+
+    # -- one job ----------------------------------------------------------------------------
+    async def _wait(self, inst: _Instance, deadline: float) -> None:
+        """Sleep until ``deadline`` or until a command wakes the instance."""
+        with trio.move_on_at(deadline):
+            await inst.wake.wait()
+        inst.wake = trio.Event()
+
+    async def _wait_unless_killed(self, inst: _Instance, deadline: float) -> None:
+        while inst.kill is None and trio.current_time() < deadline:
+            await self._wait(inst, deadline)
+
+    async def _run_instance(self, inst: _Instance) -> None:
+        log = self._ctx.log
+        try:
+            await inst.shadow.send(m.REGISTER_STARTER_INFO(job=inst.job, ad=ClassAd({
+                "Name": f"{self._ctx.name}@localhost", "StarterIpAddr": self.address,
+                "HasJobDeferral": True,
+            })))
+            transfer = _number(inst.job_ad, "SimInputTransferTime")
+            if transfer > 0:
+                await self._wait_unless_killed(inst, trio.current_time() + transfer)
+            if inst.kill is None:
+                offset = int(_number(inst.slot_ad, "SimClockOffset"))
+                machine_now = int(trio.current_time()) + offset
+                decision = deferral_decision(inst.job_ad, machine_now, inst.job)
+                if decision.action is DeferralAction.ABORT:
+                    log.info("job_missed_deferral_time", job=inst.job, message=decision.message)
+                    await self._finish(inst, ShadowExit.JOB_MISSED_DEFERRAL_TIME, ClassAd())
+                    return
+                if decision.action is DeferralAction.WAIT:
+                    log.info("job_deferred", job=inst.job, seconds=decision.delay)
+                    await self._wait_unless_killed(inst, trio.current_time() + decision.delay)
+                elif decision.message:
+                    log.info("job_within_deferral_window", job=inst.job, message=decision.message)
+            if inst.kill is not None:
+                await self._finish(inst, ShadowExit.JOB_KILLED, exit_ad(
+                    inst.job_ad, None, trio.current_time(), inst.pid, None))
+                return
+            await self._execute(inst)
+        finally:
+            self.instances.pop(inst.job, None)
+            await inst.shadow.close()
+            await inst.startd.close()
+
+    async def _execute(self, inst: _Instance) -> None:
+        now = trio.current_time()
+        await inst.shadow.send(m.BEGIN_EXECUTION(job=inst.job))
+        runtime = payload_runtime(inst.job_ad, self._default_runtime, int(now))
+        inst.clock = clock = PayloadClock(now, runtime)
+        self._ctx.log.info("job_started", job=inst.job, runtime=runtime, pid=inst.pid)
+        if inst.suspended:  # suspended while it waited: spawned, then suspended at once
+            clock.suspend(now)
+            inst.update_now = True
+        next_update = now + self._initial
+        while True:
+            now = trio.current_time()
+            if inst.update_now or now >= next_update:
+                if now >= next_update:
+                    next_update = now + self._interval
+                inst.update_now = False
+                await self._update(inst, now)
+                continue
+            finish = clock.finish_time()
+            if inst.kill is not None or (finish is not None and now >= finish):
+                break
+            await self._wait(inst, min(next_update, finish if finish is not None else math.inf))
+        now = trio.current_time()
+        if inst.kill is not None:
+            self._ctx.log.info("job_killed", job=inst.job, why=inst.kill)
+            await self._finish(inst, ShadowExit.JOB_KILLED,
+                               exit_ad(inst.job_ad, clock, now, inst.pid, None))
+            return
+        code = payload_exit_code(inst.job_ad, int(now))
+        self._ctx.log.info("job_exited", job=inst.job, exit_code=code)
+        await self._finish(inst, ShadowExit.JOB_EXITED,
+                           exit_ad(inst.job_ad, clock, now, inst.pid, code))
+
+    async def _update(self, inst: _Instance, now: float) -> None:
+        assert inst.clock is not None
+        ad = usage_ad(inst.job_ad, inst.clock, now, inst.pid)
+        await inst.shadow.send(m.REGISTER_JOB_INFO(job=inst.job, ad=ad))
+        await inst.startd.send(m.STARTER_UPDATE(claim_id=inst.claim_id, ad=ad))
+
+    async def _finish(self, inst: _Instance, reason: int, ad: ClassAd) -> None:
+        reply = await inst.shadow.request(m.JOB_EXIT(job=inst.job, reason=int(reason), ad=ad))
+        if reply is not None and not isinstance(reply, m.OK):
+            self._ctx.log.warning("job_exit_refused", job=inst.job, reply=reply.command)
+        await inst.startd.send(m.STARTER_EXITED(claim_id=inst.claim_id))
