@@ -115,6 +115,7 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
         network = TcpNetwork()
         tracer = Tracer(run_dir / "trace.jsonl")
         log = daemon_logger("replay", run_dir / "log")
+        master_log = daemon_logger("master", run_dir / "log")
         host: ReplayHost | None = None
         async with trio.open_nursery() as nursery:
             coordinator_address = None
@@ -135,8 +136,8 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
             ctx = DaemonContext(
                 name="master", config=Config.load(config_path, subsystem="MASTER"),
                 endpoint=Endpoint(name="master", network=network, participant=participant,
-                                  tracer=tracer, log=daemon_logger("master", run_dir / "log")),
-                log=daemon_logger("master", run_dir / "log"),
+                                  tracer=tracer, log=master_log),
+                log=master_log,
                 rng=seeded_rng(scenario.seed, "master"), run_dir=run_dir,
                 participant=participant)
             master_scope = trio.CancelScope()
@@ -192,6 +193,8 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
                 master_scope.cancel()
                 await master_done.wait()
             tracer.close()
+            _close_log(log)
+            _close_log(master_log)
             nursery.cancel_scope.cancel()
         outcome.results = driver.results
         outcome.notes = outcome.notes + driver.notes
@@ -220,6 +223,13 @@ async def _kill_later(proc: trio.Process) -> None:
     proc.kill()
 
 
+def _close_log(log: Any) -> None:
+    """Close the file a :func:`daemon_logger` writes to (it offers no close of its own)."""
+    file = getattr(getattr(log, "_logger", None), "_file", None)
+    if file is not None:
+        file.close()
+
+
 def _busy(participant: Participant | None) -> Any:
     from contextlib import nullcontext
     return participant.busy() if participant is not None else nullcontext()
@@ -230,10 +240,10 @@ async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
     scope.cancel()
 
 
-def print_outcome(outcome: ReplayOutcome, stream: Any = sys.stdout) -> None:
-    """The PASS/FAIL lines, the summary, then notes (on stderr)."""
+def print_outcome(outcome: ReplayOutcome, stream: Any = None) -> None:
+    """The PASS/FAIL lines and the summary (on stdout), then notes (on stderr)."""
     from condorsim.scenario.checks import format_results
 
-    stream.write(format_results(outcome.results))
+    (stream or sys.stdout).write(format_results(outcome.results))
     for note in outcome.notes:
         sys.stderr.write(f"note: {note}\n")
