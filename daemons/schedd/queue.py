@@ -66,6 +66,7 @@ class JobQueue:
         self,
         spool: Path,
         *,
+        history: Path | None = None,
         tz: str = "UTC",
         super_users: Iterable[str] = ("root", "condor"),
         host: str = "<127.0.0.1:0>",
@@ -73,11 +74,13 @@ class JobQueue:
     ) -> None:
         self.spool = spool
         self.store = JobStore(spool / "job_queue.log")
-        self.history_path = spool / "history"
+        self.history_path = history or spool / "history"
         self.super_users = {u.strip() for u in super_users if u.strip()}
         self.tz = tz
         self.userlogs = UserLogs(tz=tz, host=host, on_error=on_warning)
         self.has_shadow: set[JobId] = set()
+        self.cron_cache: set[JobId] = set()
+        """CronTab jobs whose DeferralTime is current (HTCondor's cached CronTab objects)."""
         self.changed = False
         """Set whenever the queue changes (the runner clears it after a collector update)."""
         self.on_leave: list[Callable[[JobId], None]] = []
@@ -231,6 +234,7 @@ class JobQueue:
         append_history(self.history_path, ad)
         self.store.destroy(job)
         self.has_shadow.discard(job)
+        self.cron_cache.discard(job)
         self.changed = True
         for fn in self.on_leave:
             fn(job)

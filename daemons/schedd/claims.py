@@ -1,0 +1,300 @@
+"""The schedd's claims: from a match to a running shadow, keep-alives, reuse, release.
+
+How this works
+--------------
+``matched`` (a PERMISSION_AND_AD) starts a task that sends REQUEST_CLAIM to the slot's
+startd; on acceptance the claim is kept and its job started: marked running in the queue
+(:func:`~.running.mark_running`) and handed to the shadow with SHADOW_START (the job ad
+with ``$$()`` expanded). The shadow is found through the collector: the ad of MyType
+"Shadow" whose ``ScheddDaemon`` names this schedd. When a shadow exits, the claim is
+offered to the next idle job that matches the slot -- decided at the end of the instant,
+in (time, claim id) order, for determinism -- or released when CLAIM_WORKLIFE is over or
+no job fits. Each claim gets ALIVE every min(ALIVE_INTERVAL, JobLeaseDuration/3, floor 10).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import trio
+
+from condorsim.classad import (
+    ClassAd,
+    DollarDollarError,
+    EvalContext,
+    expand_dollar_dollar,
+    symmetric_match,
+)
+from condorsim.jobs.codes import HoldCode, JobStatus, ShadowExit
+from condorsim.wire import Message
+from condorsim.wire import messages as m
+
+from .autocluster import priority_key
+from .queue import _int
+from .running import mark_running, shadow_exited
+from .store import JobId, job_str
+
+if TYPE_CHECKING:
+    from .daemon import Schedd
+
+
+@dataclass
+class Claim:
+    claim_id: str
+    startd_addr: str
+    slot_ad: ClassAd
+    created: int
+    job: JobId | None = None
+    next_alive: float = 0.0
+    closing: bool = False
+
+
+class ClaimKeeper:
+    def __init__(self, schedd: Schedd) -> None:
+        self.schedd = schedd
+        self.ctx = schedd.ctx
+        self.claims: dict[str, Claim] = {}
+        self.pending: set[JobId] = set()
+        self.qedits: dict[JobId, set[str]] = {}
+        self._shadow_addr: str | None = None
+        self._alive_wakeup = trio.Event()
+        cfg = self.ctx.config
+        self.worklife = cfg.get_int("CLAIM_WORKLIFE", 1200)
+        self.alive_interval = cfg.get_int("ALIVE_INTERVAL", 300)
+
+    @property
+    def queue(self):  # type: ignore[no-untyped-def]
+        return self.schedd.queue
+
+    def is_pending(self, job: JobId) -> bool:
+        return job in self.pending
+
+    def claim_of(self, job: JobId) -> Claim | None:
+        for claim in self.claims.values():
+            if claim.job == job:
+                return claim
+        return None
+
+    # -- from a match to a claim
+
+    def matched(self, job: JobId, claim_id: str, slot_ad: ClassAd, now: int) -> None:
+        self.pending.add(job)
+        self.schedd.start_task(self._request_claim, job, claim_id, slot_ad)
+
+    async def _request_claim(self, job: JobId, claim_id: str, slot_ad: ClassAd) -> None:
+        q = self.queue
+        addr = slot_ad.evaluate("MyAddress")
+        if not isinstance(addr, str) or job not in q.jobs:
+            self.pending.discard(job)
+            return
+        try:
+            async with await self.ctx.connect(addr, "startd") as conn:
+                reply = await conn.request(m.REQUEST_CLAIM(
+                    claim_id=claim_id, job_ad=q.jobs[job], scheduler_addr=self.schedd.address))
+        except (OSError, trio.BrokenResourceError, trio.EndOfChannel) as e:
+            self.ctx.log.warning("request_claim_failed", job=job_str(job), error=str(e))
+            self.pending.discard(job)
+            return
+        if not isinstance(reply, m.CLAIM_RESPONSE) or not reply.accepted:
+            reason = reply.reason if isinstance(reply, (m.CLAIM_RESPONSE, m.FAILED)) else "?"
+            self.ctx.log.info("claim_refused", job=job_str(job), reason=reason)
+            self.pending.discard(job)
+            return
+        now = int(trio.current_time())
+        claim = Claim(claim_id, addr, reply.slot_ad or slot_ad, now)
+        claim.next_alive = now + self._alive_period(q.jobs.get(job))
+        self.claims[claim_id] = claim
+        self._alive_wakeup.set()
+        self.ctx.log.info("claimed", job=job_str(job), claim=claim_id.split("#", 1)[0])
+        await self._start_job(claim, job)
+
+    async def _start_job(self, claim: Claim, job: JobId) -> None:
+        q = self.queue
+        now = int(trio.current_time())
+        if job not in q.jobs or q.status(job) != JobStatus.IDLE or job in q.has_shadow:
+            self.pending.discard(job)
+            self._offer(claim)
+            return
+        try:
+            mark_running(q, job, claim_id=claim.claim_id, slot_ad=claim.slot_ad,
+                         startd_addr=claim.startd_addr, now=now)
+        finally:
+            self.pending.discard(job)
+        claim.job = job
+        self.schedd.poke()
+        try:
+            ad = expand_dollar_dollar(q.jobs[job], claim.slot_ad, EvalContext(now=now))
+        except DollarDollarError as e:
+            shadow_exited(q, job, ShadowExit.JOB_NOT_STARTED, ClassAd(), now)
+            q.hold(job, f"Cannot expand $$({e})", HoldCode.UNSPECIFIED, 0, now)
+            claim.job = None
+            self._offer(claim)
+            return
+        addr = await self._shadow()
+        reply: Message | None = None
+        if addr is not None:
+            try:
+                async with await self.ctx.connect(addr, "shadow") as conn:
+                    reply = await conn.request(m.SHADOW_START(
+                        job_ad=ad, claim_id=claim.claim_id, startd_addr=claim.startd_addr,
+                        slot_ad=claim.slot_ad))
+            except (OSError, trio.BrokenResourceError, trio.EndOfChannel) as e:
+                self.ctx.log.warning("shadow_unreachable", error=str(e))
+                self._shadow_addr = None
+        if not isinstance(reply, m.OK):
+            self.ctx.log.warning("shadow_start_failed", job=job_str(job))
+            shadow_exited(q, job, ShadowExit.JOB_NOT_STARTED, ClassAd(), int(trio.current_time()))
+            claim.job = None
+            claim.closing = True
+            self._offer(claim)
+            return
+        self.ctx.log.info("shadow_started", job=job_str(job))
+
+    async def _shadow(self) -> str | None:
+        if self._shadow_addr is None:
+            ads = await self.schedd.query_collector(m.QUERY_GENERIC_ADS(
+                adtype="Shadow", constraint=f'ScheddDaemon == "{self.ctx.name}"',
+                projection=["MyAddress"]))
+            for ad in ads:
+                addr = ad.evaluate("MyAddress")
+                if isinstance(addr, str):
+                    self._shadow_addr = addr
+                    break
+        return self._shadow_addr
+
+    # -- the shadow's exit and the claim's next job
+
+    def shadow_exit(self, job: JobId, exit_code: int, final: ClassAd, now: int) -> None:
+        q = self.queue
+        claim = self.claim_of(job)
+        outcome = shadow_exited(q, job, exit_code, final, now, self.schedd.tz)
+        self.ctx.log.info("shadow_exited", job=job_str(job), code=exit_code, outcome=outcome)
+        self.qedits.pop(job, None)
+        self.schedd.poke()
+        if claim is None:
+            return
+        claim.job = None
+        if exit_code in (ShadowExit.JOB_EXITED_AND_CLAIM_CLOSING, ShadowExit.JOB_RECONNECT_FAILED,
+                         ShadowExit.JOB_NOT_STARTED):
+            claim.closing = True
+        self._offer(claim)
+
+    def _offer(self, claim: Claim) -> None:
+        """At the end of this instant: run the best idle job that fits, or release."""
+        now = int(trio.current_time())
+        self.ctx.at_end_of_instant((now, claim.claim_id), lambda: self._reuse(claim))
+
+    def _reuse(self, claim: Claim) -> None:
+        q = self.queue
+        now = int(trio.current_time())
+        if self.claims.get(claim.claim_id) is not claim or claim.job is not None:
+            return
+        if not claim.closing and now - claim.created < self.worklife:
+            ctx = EvalContext(now=now)
+            idle = sorted(
+                (j for j in q.jobs if q.status(j) == JobStatus.IDLE
+                 and j not in q.has_shadow and j not in self.pending),
+                key=lambda j: priority_key(j, q.jobs[j]))
+            for job in idle:
+                if symmetric_match(q.jobs[job], claim.slot_ad, ctx):
+                    self.pending.add(job)
+                    self.schedd.start_task(self._start_job, claim, job)
+                    return
+        del self.claims[claim.claim_id]
+        self.schedd.start_task(self._release, claim)
+
+    async def _release(self, claim: Claim) -> None:
+        await self._to_startd(claim, m.RELEASE_CLAIM(claim_id=claim.claim_id))
+        self.ctx.log.info("claim_released", claim=claim.claim_id.split("#", 1)[0])
+
+    async def _to_startd(self, claim: Claim, msg: Message) -> Message | None:
+        try:
+            async with await self.ctx.connect(claim.startd_addr, "startd") as conn:
+                return await conn.request(msg)
+        except (OSError, trio.BrokenResourceError, trio.EndOfChannel) as e:
+            self.ctx.log.warning("startd_unreachable", cmd=msg.command, error=str(e))
+            return None
+
+    # -- keep-alives
+
+    def _alive_period(self, ad: ClassAd | None) -> int:
+        lease = _int(ad, "JobLeaseDuration", 0) if ad is not None else 0
+        return min(self.alive_interval, max(10, lease // 3)) if lease > 0 else self.alive_interval
+
+    async def alive_loop(self) -> None:
+        while True:
+            due = min((c.next_alive for c in self.claims.values()), default=float("inf"))
+            with trio.move_on_at(due):
+                await self._alive_wakeup.wait()
+            self._alive_wakeup = trio.Event()
+            now = trio.current_time()
+            for claim in sorted(self.claims.values(), key=lambda c: c.claim_id):
+                if claim.next_alive <= now:
+                    ad = self.queue.jobs.get(claim.job) if claim.job else None
+                    claim.next_alive = now + self._alive_period(ad)
+                    self.schedd.start_task(self._alive, claim)
+
+    async def _alive(self, claim: Claim) -> None:
+        reply = await self._to_startd(claim, m.ALIVE(claim_id=claim.claim_id))
+        if isinstance(reply, m.FAILED) and self.claims.get(claim.claim_id) is claim:
+            self.ctx.log.info("claim_lost", claim=claim.claim_id.split("#", 1)[0])
+            if claim.job is None:
+                del self.claims[claim.claim_id]
+
+    # -- user actions on running jobs
+
+    def tell_shadow(self, job: JobId, action: str, reason: str) -> None:
+        q = self.queue
+        ad = q.jobs.get(job)
+        text = job_str(job)
+        msg: Message
+        if action == "hold":
+            msg = m.SHADOW_HOLD(job=text, reason=str(ad.evaluate("HoldReason")) if ad else reason,
+                                code=_int(ad, "HoldReasonCode", 1) if ad else 1,
+                                subcode=_int(ad, "HoldReasonSubCode") if ad else 0)
+        elif action == "remove":
+            msg = m.SHADOW_REMOVE(job=text, reason=str(ad.evaluate("RemoveReason")) if ad
+                                  else reason)
+        elif action == "suspend":
+            msg = m.SHADOW_SUSPEND(job=text)
+        elif action == "continue":
+            msg = m.SHADOW_CONTINUE(job=text)
+        elif action == "vacate":
+            msg = m.SHADOW_VACATE(job=text)
+            claim = self.claim_of(job)
+            if claim is not None:
+                claim.closing = True
+        else:
+            return
+        self.schedd.start_task(self._send_shadow, msg)
+
+    def note_qedit(self, job: JobId, attr: str) -> None:
+        self.qedits.setdefault(job, set()).add(attr)
+        ad = self.queue.jobs.get(job)
+        if ad is None or ad.lookup(attr) is None:
+            return
+        change = ClassAd()
+        change[attr] = ad.lookup(attr)
+        self.schedd.start_task(self._send_shadow, m.SHADOW_QEDIT(job=job_str(job), ad=change))
+
+    def take_qedits(self, job: JobId) -> ClassAd:
+        out = ClassAd()
+        ad = self.queue.jobs.get(job)
+        for attr in sorted(self.qedits.pop(job, set())):
+            tree = ad.lookup(attr) if ad is not None else None
+            if tree is not None:
+                out[attr] = tree
+        return out
+
+    async def _send_shadow(self, msg: Message) -> None:
+        addr = await self._shadow()
+        if addr is None:
+            self.ctx.log.warning("no_shadow", cmd=msg.command)
+            return
+        try:
+            async with await self.ctx.connect(addr, "shadow") as conn:
+                await conn.request(msg)
+        except (OSError, trio.BrokenResourceError, trio.EndOfChannel) as e:
+            self.ctx.log.warning("shadow_unreachable", cmd=msg.command, error=str(e))
+            self._shadow_addr = None
