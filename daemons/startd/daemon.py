@@ -1,0 +1,287 @@
+"""condor_startd's runner: the wire in front of :class:`~.logic.StartdState`.
+
+How this works
+--------------
+One startd process hosts the simulated machines of SIM_MACHINES (machines.py), each with
+its slots (slot.py). The runner serves the claim messages (REQUEST_CLAIM, ACTIVATE_CLAIM,
+DEACTIVATE_CLAIM(_FORCIBLY), RELEASE_CLAIM, ALIVE) and the starter's (STARTER_UPDATE,
+STARTER_EXITED), feeds them to the slot with the simulated time, carries out the actions
+the slot returns, and sends a slot's ad to the collector at once whenever its state or
+activity changed. Every UPDATE_INTERVAL (first after UPDATE_OFFSET) all slot ads go to
+the collector. A policy timer evaluates the policy every POLLING_INTERVAL while some
+expression can change its mind, and wakes at each claim lease deadline.
+
+The starter process of this startd is found through the collector: the ad with
+``MyType == "Starter"`` and ``StartdDaemon`` equal to this daemon's name.
+"""
+
+from __future__ import annotations
+
+import math
+
+import trio
+
+from condorsim.classad import ClassAd
+from condorsim.runtime.daemon import DaemonContext
+from condorsim.runtime.network import Conn
+from condorsim.wire import Message
+from condorsim.wire import messages as m
+
+from .logic import StartdState, history_record
+from .machines import POLICY_KNOBS, read_machines
+from .slot import Action, ClaimGranted, ClaimRefused, Slot, StopJob, SuspendJob, WriteHistory
+
+_DYNAMIC_POLICY = [k for k in POLICY_KNOBS if k not in ("RANK", "MAXJOBRETIREMENTTIME",
+                                                        "MachineMaxVacateTime", "WANT_VACATE")]
+
+
+class Startd:
+    def __init__(self) -> None:
+        self.state: StartdState | None = None
+        self._wakeup = trio.Event()
+        self._pending: dict[str, tuple[trio.Event, list[Action]]] = {}
+        self._starter_addr: str | None = None
+        self._collector_conn: Conn | None = None
+        self._collector_lock = trio.Lock()
+
+    async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
+        self._ctx = ctx
+        cfg = ctx.config
+        machines = read_machines(cfg)
+        alive = cfg.get_int("ALIVE_INTERVAL", 300)
+        lease = cfg.get_int("MAX_CLAIM_ALIVES_MISSED", 6) * alive
+        self._update_interval = cfg.get_int("UPDATE_INTERVAL", 300)
+        self._update_offset = cfg.get_int("UPDATE_OFFSET", 0)
+        self._polling = cfg.get_int("POLLING_INTERVAL", 5)
+        self._needs_polling = any(
+            not mach.policy[k].is_literal for mach in machines for k in _DYNAMIC_POLICY
+        ) or any(mach.policy["PREEMPT"].literal_value() is True for mach in machines
+                 if mach.policy["PREEMPT"].is_literal)
+        self._history = ctx.path("STARTD_HISTORY", "spool/startd_history")
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            address = await nursery.start(
+                lambda task_status: ctx.serve(self._handle, task_status=task_status))
+            self.state = StartdState(
+                machines, now=trio.current_time(), address=address,
+                lease_duration=lease, uid_domain=cfg.get("UID_DOMAIN") or "localhost",
+                filesystem_domain=cfg.get("FILESYSTEM_DOMAIN") or "localhost",
+            )
+            for slot in self.state.slots:
+                self._log_transitions(slot)
+                slot.ad_changed = False
+            nursery.start_soon(self._update_loop)
+            nursery.start_soon(self._policy_loop)
+            ctx.log.info("startd_ready", slots=len(self.state.slots), address=address)
+            task_status.started(address)
+
+    # -- collector updates ---------------------------------------------------------------
+
+    async def _send_to_collector(self, msg: Message) -> None:
+        async with self._collector_lock:
+            for _attempt in range(2):
+                try:
+                    if self._collector_conn is None:
+                        self._collector_conn = await self._ctx.connect(
+                            self._ctx.collector_address(), "collector")
+                    await self._collector_conn.send(msg)
+                    return
+                except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as e:
+                    self._collector_conn = None
+                    self._ctx.log.warning("collector_update_failed", error=str(e))
+
+    async def _publish(self, slot: Slot) -> None:
+        assert self.state is not None
+        slot.ad_changed = False
+        await self._send_to_collector(
+            m.UPDATE_STARTD_AD(ad=self.state.slot_ad(slot, trio.current_time())))
+
+    async def _update_loop(self) -> None:
+        assert self.state is not None
+        next_time = trio.current_time() + self._update_offset
+        while True:
+            await trio.sleep_until(next_time)
+            for slot in self.state.slots:
+                await self._publish(slot)
+            next_time += self._update_interval
+
+    async def _after(self, slot: Slot, actions: list[Action]) -> None:
+        """Log the slot's transitions, send its ad if it changed, carry out ``actions``."""
+        self._log_transitions(slot)
+        if slot.ad_changed:
+            await self._publish(slot)
+        self._wakeup.set()
+        for action in actions:
+            await self._do(action, slot)
+
+    def _log_transitions(self, slot: Slot) -> None:
+        for when, state, activity, event in slot.transitions:
+            self._ctx.log.info("slot_state_changed", slot=slot.name, state=state.value,
+                               activity=activity.value, cause=event.value, time=when)
+        slot.transitions.clear()
+
+    # -- policy ----------------------------------------------------------------------------
+
+    async def _policy_loop(self) -> None:
+        assert self.state is not None
+        while True:
+            now = trio.current_time()
+            wake = self.state.next_deadline() or math.inf
+            if self._needs_polling or any(
+                    s.activity.value in ("Retiring", "Vacating") for s in self.state.slots):
+                wake = min(wake, now + self._polling)
+            with trio.move_on_at(wake):
+                await self._wakeup.wait()
+            self._wakeup = trio.Event()
+            now = trio.current_time()
+            for slot in self.state.slots:
+                actions = slot.tick(now)
+                if actions or slot.ad_changed or slot.transitions:
+                    await self._after(slot, actions)
+
+    # -- actions -------------------------------------------------------------------------
+
+    async def _do(self, action: Action, slot: Slot) -> None:
+        if isinstance(action, (ClaimGranted, ClaimRefused)):
+            pending = self._pending.pop(action.claim_id, None)
+            if pending is not None:
+                pending[1].append(action)
+                pending[0].set()
+        elif isinstance(action, StopJob):
+            self._nursery.start_soon(self._tell_starter, m.STARTER_REMOVE(job=action.job))
+        elif isinstance(action, SuspendJob):
+            msg: Message = (m.STARTER_SUSPEND(job=action.job) if action.suspend
+                            else m.STARTER_CONTINUE(job=action.job))
+            self._nursery.start_soon(self._tell_starter, msg)
+        elif isinstance(action, WriteHistory):
+            self._write_history(action.job_ad)
+
+    def _write_history(self, job_ad: ClassAd) -> None:
+        path = self._history
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            offset = path.stat().st_size if path.exists() else 0
+            with path.open("a", encoding="utf-8") as f:
+                f.write(history_record(job_ad, offset, trio.current_time()))
+        except OSError as e:
+            self._ctx.log.warning("startd_history_failed", path=str(path), error=str(e))
+
+    async def _find_starter(self) -> str | None:
+        if self._starter_addr is not None:
+            return self._starter_addr
+        name = self._ctx.name.replace("\\", "\\\\").replace('"', '\\"')
+        query = m.QUERY_GENERIC_ADS(adtype="Starter", constraint=f'StartdDaemon == "{name}"',
+                                    projection=["MyAddress"])
+        try:
+            async with await self._ctx.connect(self._ctx.collector_address(), "collector") as c:
+                reply = await c.request(query)
+        except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as e:
+            self._ctx.log.warning("starter_lookup_failed", error=str(e))
+            return None
+        if isinstance(reply, m.QUERY_RESULT):
+            for ad in reply.ads:
+                addr = ad.evaluate("MyAddress")
+                if type(addr) is str:
+                    self._starter_addr = addr
+                    return addr
+        return None
+
+    async def _tell_starter(self, msg: Message) -> Message | None:
+        """Send ``msg`` to the starter and return its reply (None when unreachable)."""
+        for _attempt in range(2):
+            addr = await self._find_starter()
+            if addr is None:
+                self._ctx.log.warning("no_starter", cmd=msg.command)
+                return None
+            try:
+                async with await self._ctx.connect(addr, "starter") as conn:
+                    return await conn.request(msg)
+            except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as e:
+                self._ctx.log.warning("starter_unreachable", address=addr, error=str(e))
+                self._starter_addr = None
+        return None
+
+    # -- messages ------------------------------------------------------------------------
+
+    async def _handle(self, msg: Message, conn: Conn) -> None:
+        assert self.state is not None
+        now = trio.current_time()
+        claim_id = getattr(msg, "claim_id", None)
+        slot = self.state.slot_for_claim(claim_id) if isinstance(claim_id, str) else None
+        if isinstance(msg, m.REQUEST_CLAIM):
+            await self._request_claim(msg, slot, conn)
+        elif isinstance(msg, m.ACTIVATE_CLAIM):
+            await self._activate_claim(msg, slot, conn)
+        elif isinstance(msg, m.STARTER_UPDATE):
+            if slot is not None:
+                slot.starter_update(msg.claim_id, msg.ad)
+        elif isinstance(msg, m.STARTER_EXITED):
+            if slot is not None:
+                await self._after(slot, slot.starter_exited(msg.claim_id, now))
+        elif isinstance(msg, (m.DEACTIVATE_CLAIM, m.DEACTIVATE_CLAIM_FORCIBLY, m.RELEASE_CLAIM)):
+            actions = None
+            if slot is not None:
+                if isinstance(msg, m.RELEASE_CLAIM):
+                    actions = slot.release(msg.claim_id, now)
+                else:
+                    forcibly = isinstance(msg, m.DEACTIVATE_CLAIM_FORCIBLY)
+                    actions = slot.deactivate(msg.claim_id, forcibly, now)
+            if actions is None:
+                await conn.send(m.FAILED(reason=f"claim id is not valid: {msg.claim_id}"))
+                return
+            assert slot is not None
+            await self._after(slot, actions)
+            await conn.send(m.OK())
+        elif isinstance(msg, m.ALIVE):
+            ok = slot is not None and slot.alive(msg.claim_id, now)
+            await conn.send(m.OK() if ok else m.FAILED(reason="claim id is not valid"))
+        else:
+            self._ctx.log.warning("unexpected_command", cmd=msg.command, peer=conn.peer)
+            await conn.send(m.FAILED(reason=f"the startd does not take {msg.command}"))
+
+    async def _request_claim(self, msg: m.REQUEST_CLAIM, slot: Slot | None, conn: Conn) -> None:
+        assert self.state is not None
+        if slot is None:
+            await conn.send(m.CLAIM_RESPONSE(accepted=False, reason="claim id is not valid",
+                                             slot_ad=None))
+            return
+        now = trio.current_time()
+        accepted, reason, actions = slot.request_claim(
+            msg.claim_id, msg.job_ad, msg.scheduler_addr, now)
+        self._ctx.log.info("request_claim", slot=slot.name, accepted=accepted, reason=reason)
+        waiting = accepted and not any(
+            isinstance(a, ClaimGranted) and a.claim_id == msg.claim_id for a in actions
+        ) and slot.current_claim_id != msg.claim_id
+        outcome: list[Action] = []
+        if waiting:
+            done = trio.Event()
+            self._pending[msg.claim_id] = (done, outcome)
+        await self._after(slot, actions)
+        if waiting:
+            await done.wait()
+            refused = [a for a in outcome if isinstance(a, ClaimRefused)]
+            if refused:
+                accepted, reason = False, refused[0].reason
+        slot_ad = self.state.slot_ad(slot, trio.current_time()) if accepted else None
+        await conn.send(m.CLAIM_RESPONSE(accepted=accepted, reason=reason, slot_ad=slot_ad))
+
+    async def _activate_claim(self, msg: m.ACTIVATE_CLAIM, slot: Slot | None,
+                              conn: Conn) -> None:
+        assert self.state is not None
+        now = trio.current_time()
+        error = "claim id is not valid" if slot is None else slot.activate(
+            msg.claim_id, msg.job_ad, now)
+        if error is not None or slot is None:
+            await conn.send(m.FAILED(reason=error or "claim id is not valid"))
+            return
+        await self._after(slot, [])
+        reply = await self._tell_starter(m.STARTER_START(
+            claim_id=msg.claim_id, job_ad=msg.job_ad, shadow_addr=msg.shadow_addr,
+            slot_ad=self.state.slot_ad(slot, now)))
+        if isinstance(reply, m.OK):
+            await conn.send(m.OK())
+            return
+        slot.activation_failed(trio.current_time())
+        await self._after(slot, [])
+        why = reply.reason if isinstance(reply, m.FAILED) else "no starter is available"
+        await conn.send(m.FAILED(reason=f"cannot start the job: {why}"))

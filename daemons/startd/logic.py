@@ -1,0 +1,86 @@
+"""The startd's state: every slot of every simulated machine it hosts (sans-I/O).
+
+How this works
+--------------
+:class:`StartdState` builds the slots from the machine specs, makes claim ids, finds
+the slot of a claim id, and adds the startd-wide attributes (MyAddress, StartdIpAddr,
+the OS, the domains, ...) to each slot ad. The runner feeds it messages and ticks with
+``now`` and carries out the actions the slots return. :func:`history_record` renders a
+job ad as the startd history file holds it: the ad in long form followed by a banner
+line.
+"""
+
+from __future__ import annotations
+
+from condorsim.classad import ClassAd
+
+from .machines import MachineSpec
+from .slot import Slot
+
+STATIC_ATTRS = {
+    "Arch": "X86_64", "OpSys": "LINUX", "OpSysAndVer": "AlmaLinux9", "OpSysName": "AlmaLinux",
+    "OpSysMajorVer": 9, "HasFileTransfer": True, "HasJobDeferral": True,
+    "KFlops": 1_000_000, "Mips": 10_000, "CondorVersion": "$CondorVersion: 24.0.24 condorsim $",
+}
+
+
+class StartdState:
+    """All slots of one startd process."""
+
+    def __init__(self, machines: list[MachineSpec], *, now: float, address: str,
+                 lease_duration: float, uid_domain: str, filesystem_domain: str) -> None:
+        self.address = address
+        self.uid_domain = uid_domain
+        self.filesystem_domain = filesystem_domain
+        self.start_time = int(now)
+        self._seq = 0
+        self.slots: list[Slot] = []
+        for machine in machines:
+            for n in range(1, machine.slots + 1):
+                self.slots.append(Slot(machine, n, now, self._claim_id, lease_duration))
+
+    def _claim_id(self, slot: Slot) -> str:
+        # HTCondor's claim ids look like "<addr>#<startd birthday>#<sequence>#..."
+        self._seq += 1
+        return f"{self.address}#{self.start_time}#{self._seq}#{slot.name}"
+
+    def slot_for_claim(self, claim_id: str) -> Slot | None:
+        """The slot that offers, holds or waits for ``claim_id``; the id names its slot."""
+        name = claim_id.rsplit("#", 1)[-1]
+        for slot in self.slots:
+            if slot.name == name and slot.owns(claim_id):
+                return slot
+        return None
+
+    def slot_ad(self, slot: Slot, now: float) -> ClassAd:
+        """The full slot ad the collector gets."""
+        ad = slot.ad(now)
+        for name, value in STATIC_ATTRS.items():
+            if name not in slot.machine.extra_attrs:
+                ad[name] = value
+        ad.update({
+            "MyAddress": self.address, "StartdIpAddr": self.address,
+            "UidDomain": self.uid_domain, "FileSystemDomain": self.filesystem_domain,
+            "DaemonStartTime": self.start_time, "MyCurrentTime": int(now),
+        })
+        return ad
+
+    def next_deadline(self) -> float | None:
+        """The earliest claim lease deadline over all slots."""
+        times = [t for t in (s.next_deadline() for s in self.slots) if t is not None]
+        return min(times) if times else None
+
+
+def history_record(job_ad: ClassAd, offset: int, now: float) -> str:
+    """The startd history entry of one job: the ad in long form and HTCondor's banner.
+
+    ``offset`` is where the entry starts in the file (HTCondor's banner records it).
+    """
+    def value(attr: str) -> str:
+        v = job_ad.evaluate(attr)
+        return str(v) if type(v) in (int, str) else ""
+
+    banner = (f"*** Offset = {offset} ClusterId = {value('ClusterId')} "
+              f"ProcId = {value('ProcId')} Owner = \"{value('Owner')}\" "
+              f"CompletionDate = {int(now)}\n")
+    return job_ad.to_long() + banner

@@ -1,0 +1,400 @@
+"""One slot of a simulated machine: its claim, its job and its policy (sans-I/O).
+
+How this works
+--------------
+A :class:`Slot` is fed what happened -- a REQUEST_CLAIM, an ACTIVATE_CLAIM, the
+starter's updates and exit, a DEACTIVATE or RELEASE, an ALIVE, a policy tick -- with the
+simulated time ``now``, and returns what the runner must do as a list of
+:class:`Action` values (tell the starter to stop a job, answer a waiting claim request,
+write the job to the startd history). Every state change goes through the table in
+states.py; the slot remembers whether its ad changed so the runner can send it at once.
+
+Claims. The slot always offers a claim id (published as ``ClaimId``; condorsim has no
+private ads). REQUEST_CLAIM with that id claims it; a fresh id is then offered, which a
+*preempting* claim uses: if the slot is Claimed and the new job ranks at least as high
+(rank preemption needs strictly higher; the negotiator decides priority preemption),
+the running job is vacated and the new claim takes over once the starter is gone -- the
+CLAIM_RESPONSE waits until then. A claim lives while ALIVEs arrive: its lease is
+MAX_CLAIM_ALIVES_MISSED x the alive interval, renewed by each ALIVE.
+
+Policy, evaluated with the slot ad as MY and the job as TARGET: START (and the job's
+Requirements) on REQUEST_CLAIM; RANK gives CurrentRank; on each tick, START moves an idle
+slot between Owner and Unclaimed, WANT_SUSPEND && SUSPEND suspends and CONTINUE
+resumes, PREEMPT retires (for MAXJOBRETIREMENTTIME) then vacates (or kills when
+WANT_VACATE is false), KILL or MachineMaxVacateTime turns vacating into killing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from condorsim.classad import ClassAd, EvalContext, ExprTree, parse_expr, rank, symmetric_match
+
+from .machines import MachineSpec
+from .states import Activity, Event, State, next_state
+
+
+@dataclass(frozen=True)
+class StopJob:
+    """Tell the starter to stop the job of ``claim_id`` (STARTER_REMOVE)."""
+
+    claim_id: str
+    job: str
+
+
+@dataclass(frozen=True)
+class SuspendJob:
+    claim_id: str
+    job: str
+    suspend: bool  # False: continue
+
+
+@dataclass(frozen=True)
+class ClaimGranted:
+    """Answer the waiting REQUEST_CLAIM of ``claim_id`` (a preempting claim took over)."""
+
+    claim_id: str
+
+
+@dataclass(frozen=True)
+class ClaimRefused:
+    claim_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class WriteHistory:
+    """Append this job ad to the startd history."""
+
+    job_ad: ClassAd
+
+
+Action = StopJob | SuspendJob | ClaimGranted | ClaimRefused | WriteHistory
+
+_REQUIREMENTS = parse_expr("START")
+
+
+@dataclass
+class Claim:
+    """A claim on the slot: who holds it, its lease, and the job it runs (if any)."""
+
+    claim_id: str
+    request_ad: ClassAd
+    scheduler_addr: str
+    lease_deadline: float
+    rank: float = 0.0
+    job_ad: ClassAd | None = None
+    job_started: float = 0.0
+    starter_ad: ClassAd = field(default_factory=ClassAd)
+
+    @property
+    def user(self) -> str:
+        for attr in ("User", "Owner"):
+            value = self.request_ad.evaluate(attr)
+            if type(value) is str:
+                return value
+        return ""
+
+    def job_id(self) -> str:
+        ad = self.job_ad if self.job_ad is not None else self.request_ad
+        cluster, proc = ad.evaluate("ClusterId"), ad.evaluate("ProcId")
+        return f"{cluster}.{proc}" if type(cluster) is int and type(proc) is int else ""
+
+
+def _true(value: object) -> bool:
+    if type(value) is bool:
+        return value
+    if type(value) is int or type(value) is float:
+        return value != 0
+    return False
+
+
+class Slot:
+    """A slot's state machine. ``make_claim_id`` gives a fresh, unique claim id."""
+
+    def __init__(self, machine: MachineSpec, slot_id: int, now: float,
+                 make_claim_id: Callable[[Slot], str], lease_duration: float) -> None:
+        self.machine = machine
+        self.slot_id = slot_id
+        self.name = f"slot{slot_id}@{machine.name}"
+        self.cpus, self.memory, self.disk = machine.slot_share()
+        self._new_id = make_claim_id
+        self.lease_duration = lease_duration
+        self.state = State.OWNER
+        self.activity = Activity.IDLE
+        self.entered_state = now
+        self.entered_activity = now
+        self.retire_deadline = 0.0
+        self.offered_claim_id = self._fresh_id()
+        self.claim: Claim | None = None
+        self.preempting: Claim | None = None  # waits for the running job to leave
+        self.ad_changed = True
+        self.transitions: list[tuple[float, State, Activity, Event]] = []
+        self.tick(now)
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _fresh_id(self) -> str:
+        return self._new_id(self)
+
+    def _go(self, event: Event, now: float) -> None:
+        state, activity = next_state(self.state, self.activity, event)
+        if state != self.state:
+            self.entered_state = now
+        if state != self.state or activity != self.activity:
+            self.entered_activity = now
+            self.ad_changed = True
+        self.state, self.activity = state, activity
+        self.transitions.append((now, state, activity, event))
+
+    def _eval(self, knob: str, job: ClassAd | None, now: float) -> object:
+        tree: ExprTree = self.machine.policy[knob]
+        return tree.evaluate(my=self.ad(now), target=job, ctx=EvalContext(now=int(now)))
+
+    def _job(self) -> ClassAd | None:
+        if self.claim is None:
+            return None
+        if self.claim.job_ad is None:
+            return self.claim.request_ad
+        job = self.claim.job_ad.copy()
+        job.update(self.claim.starter_ad)
+        return job
+
+    def owns(self, claim_id: str) -> bool:
+        """True when ``claim_id`` is this slot's claim (current, preempting or offered)."""
+        return claim_id in (self.offered_claim_id, self.current_claim_id,
+                            self.preempting.claim_id if self.preempting else None)
+
+    @property
+    def current_claim_id(self) -> str | None:
+        return self.claim.claim_id if self.claim is not None else None
+
+    @property
+    def job_running(self) -> bool:
+        return self.claim is not None and self.claim.job_ad is not None
+
+    # -- the slot ad ---------------------------------------------------------------------
+
+    def ad(self, now: float) -> ClassAd:
+        """The slot ad as sent to the collector (without the startd-wide attributes)."""
+        busy = self.activity in (Activity.BUSY, Activity.RETIRING) or (
+            self.state == State.PREEMPTING and self.job_running)
+        ad = ClassAd()
+        ad.update(self.machine.extra_attrs)
+        ad.update({
+            "MyType": "Machine", "TargetType": "Job", "Name": self.name,
+            "Machine": self.machine.name, "SlotID": self.slot_id, "SlotType": "Static",
+            "Cpus": self.cpus, "Memory": self.memory, "Disk": self.disk,
+            "SlotWeight": self.cpus,
+            "TotalCpus": self.machine.cpus, "TotalMemory": self.machine.memory,
+            "TotalDisk": self.machine.disk, "TotalSlots": self.machine.slots,
+            "State": self.state.value, "Activity": self.activity.value,
+            "EnteredCurrentState": int(self.entered_state),
+            "EnteredCurrentActivity": int(self.entered_activity),
+            "LoadAvg": float(self.cpus) if busy else 0.0,
+            "CondorLoadAvg": float(self.cpus) if busy else 0.0,
+            "ClaimId": self.offered_claim_id,
+            "SimClockOffset": self.machine.clock_offset,
+        })
+        ad["START"] = self.machine.policy["START"]
+        ad["Rank"] = self.machine.policy["RANK"]
+        ad["Requirements"] = _REQUIREMENTS
+        claim = self.claim
+        if claim is not None and self.state in (State.CLAIMED, State.PREEMPTING):
+            ad["CurrentRank"] = claim.rank
+            ad["RemoteOwner"] = claim.user
+            ad["RemoteUser"] = claim.user
+            ad["ClientMachine"] = _host(claim.scheduler_addr)
+            if claim.job_ad is not None:
+                ad["JobId"] = claim.job_id()
+                ad["JobStart"] = int(claim.job_started)
+                gjid = claim.job_ad.evaluate("GlobalJobId")
+                if type(gjid) is str:
+                    ad["GlobalJobId"] = gjid
+        else:
+            ad["CurrentRank"] = 0.0
+        return ad
+
+    # -- events --------------------------------------------------------------------------
+
+    def request_claim(self, claim_id: str, job_ad: ClassAd, scheduler_addr: str,
+                      now: float) -> tuple[bool, str, list[Action]]:
+        """REQUEST_CLAIM: (accepted, reason, actions).
+
+        Accepted with no actions means Claimed/Idle now; accepted with a StopJob means a
+        preempting claim waits (answer it on the ClaimGranted action).
+        """
+        if claim_id != self.offered_claim_id:
+            return False, "claim id is not valid", []
+        if self.state == State.OWNER:
+            return False, "the machine's START expression is false (Owner state)", []
+        if self.preempting is not None or self.state == State.PREEMPTING:
+            return False, "the slot is already being preempted", []
+        slot_ad = self.ad(now)
+        if not symmetric_match(job_ad, slot_ad, EvalContext(now=int(now))):
+            return False, "the job does not match the machine's requirements", []
+        new_rank = rank(slot_ad, job_ad, EvalContext(now=int(now)))
+        claim = Claim(claim_id=claim_id, request_ad=job_ad, scheduler_addr=scheduler_addr,
+                      lease_deadline=now + self.lease_duration, rank=new_rank)
+        self.offered_claim_id = self._fresh_id()
+        self.ad_changed = True
+        if self.state == State.UNCLAIMED:
+            self.claim = claim
+            self._go(Event.CLAIMED, now)
+            return True, "", []
+        assert self.claim is not None and self.state == State.CLAIMED
+        if new_rank < self.claim.rank:
+            return False, "the job ranks lower than the job the slot runs", []
+        self.preempting = claim
+        return True, "", self._vacate(now, Event.VACATE)
+
+    def activate(self, claim_id: str, job_ad: ClassAd, now: float) -> str | None:
+        """ACTIVATE_CLAIM: None when the claim now runs the job, else why not."""
+        if self.claim is None or claim_id != self.claim.claim_id:
+            return "claim id is not valid"
+        if (self.state, self.activity) != (State.CLAIMED, Activity.IDLE):
+            return f"the claim is {self.state.value}/{self.activity.value}, not Claimed/Idle"
+        self.claim.job_ad = job_ad
+        self.claim.job_started = now
+        self.claim.starter_ad = ClassAd()
+        self.claim.rank = rank(self.ad(now), job_ad, EvalContext(now=int(now)))
+        self._go(Event.ACTIVATED, now)
+        return None
+
+    def activation_failed(self, now: float) -> None:
+        """The starter could not be told: back to Claimed/Idle."""
+        if self.claim is not None and self.activity == Activity.BUSY:
+            self.claim.job_ad = None
+            self._go(Event.JOB_DONE, now)
+
+    def starter_update(self, claim_id: str, ad: ClassAd) -> bool:
+        if self.claim is None or claim_id != self.claim.claim_id or self.claim.job_ad is None:
+            return False
+        self.claim.starter_ad.update(ad)
+        return True
+
+    def starter_exited(self, claim_id: str, now: float) -> list[Action]:
+        """STARTER_EXITED: the job is gone; the history gets it; the claim goes on or ends."""
+        claim = self.claim
+        if claim is None or claim_id != claim.claim_id or claim.job_ad is None:
+            return []
+        job = self._job()
+        assert job is not None
+        actions: list[Action] = [WriteHistory(job)]
+        claim.job_ad = None
+        claim.starter_ad = ClassAd()
+        self._go(Event.JOB_DONE, now)
+        if self.state == State.PREEMPTING:
+            actions += self._preemption_over(now)
+        return actions
+
+    def deactivate(self, claim_id: str, forcibly: bool, now: float) -> list[Action] | None:
+        """DEACTIVATE_CLAIM(_FORCIBLY): stop the job, keep the claim. None: unknown claim."""
+        if self.claim is None or claim_id != self.claim.claim_id:
+            return None
+        if self.claim.job_ad is None:
+            return []
+        return [StopJob(claim_id, self.claim.job_id())]
+
+    def release(self, claim_id: str, now: float) -> list[Action] | None:
+        """RELEASE_CLAIM (or a lapsed lease): the claim ends. None: unknown claim."""
+        if self.preempting is not None and claim_id == self.preempting.claim_id:
+            self.preempting = None
+            return [ClaimRefused(claim_id, "the claim was released")]
+        if self.claim is None or claim_id != self.claim.claim_id:
+            return None
+        if self.state == State.PREEMPTING:
+            return []
+        return self._vacate(now, Event.RELEASED)
+
+    def alive(self, claim_id: str, now: float) -> bool:
+        """ALIVE: renew the claim's lease; False when the claim is unknown."""
+        for claim in (self.claim, self.preempting):
+            if claim is not None and claim.claim_id == claim_id:
+                claim.lease_deadline = now + self.lease_duration
+                return True
+        return False
+
+    def next_deadline(self) -> float | None:
+        """When the claim lease lapses (the runner calls :meth:`tick` then)."""
+        times = [c.lease_deadline for c in (self.claim, self.preempting) if c is not None]
+        return min(times) if times else None
+
+    # -- preemption ------------------------------------------------------------------------
+
+    def _vacate(self, now: float, event: Event) -> list[Action]:
+        assert self.claim is not None
+        job = self.claim.job_id() if self.claim.job_ad is not None else ""
+        if event == Event.VACATE and self.claim.job_ad is not None and not _true(
+                self._eval("WANT_VACATE", self._job(), now)):
+            event = Event.KILL
+        self._go(event, now)
+        if self.claim.job_ad is None:
+            return self._preemption_over(now)
+        return [StopJob(self.claim.claim_id, job)]
+
+    def _preemption_over(self, now: float) -> list[Action]:
+        """The preempted job is gone: hand over to the preempting claim or end the claim."""
+        if self.preempting is not None:
+            self.claim, self.preempting = self.preempting, None
+            self._go(Event.CLAIMED, now)
+            return [ClaimGranted(self.claim.claim_id)]
+        self.claim = None
+        self._go(Event.PREEMPTED_DONE, now)
+        self.tick(now)
+        return []
+
+    def tick(self, now: float) -> list[Action]:
+        """Evaluate the policy and the claim lease at ``now``; what the runner must do."""
+        actions: list[Action] = []
+        if self.preempting is not None and self.preempting.lease_deadline <= now:
+            actions += self.release(self.preempting.claim_id, now) or []
+        if (self.claim is not None and self.claim.lease_deadline <= now
+                and self.state == State.CLAIMED):
+            actions += self.release(self.claim.claim_id, now) or []
+        if self.state in (State.OWNER, State.UNCLAIMED):
+            start = self._eval("START", None, now)
+            if self.state == State.OWNER and start is not False:
+                self._go(Event.START_TRUE, now)
+            elif self.state == State.UNCLAIMED and start is False:
+                self._go(Event.START_FALSE, now)
+            return actions
+        claim, job = self.claim, self._job()
+        if claim is None or claim.job_ad is None:
+            return actions
+        if self.state == State.CLAIMED:
+            if self.activity in (Activity.BUSY, Activity.SUSPENDED) and _true(
+                    self._eval("PREEMPT", job, now)):
+                retire = self._eval("MAXJOBRETIREMENTTIME", job, now)
+                retire_s = retire if type(retire) in (int, float) else 0
+                assert isinstance(retire_s, (int, float))
+                if now - claim.job_started < retire_s:
+                    self._go(Event.RETIRE, now)
+                    self.retire_deadline = claim.job_started + retire_s
+                else:
+                    return actions + self._vacate(now, Event.VACATE)
+            elif self.activity == Activity.RETIRING:
+                if now >= self.retire_deadline:
+                    return actions + self._vacate(now, Event.VACATE)
+            elif self.activity == Activity.BUSY and _true(
+                    self._eval("WANT_SUSPEND", job, now)) and _true(
+                    self._eval("SUSPEND", job, now)):
+                self._go(Event.SUSPEND, now)
+                actions.append(SuspendJob(claim.claim_id, claim.job_id(), True))
+            elif self.activity == Activity.SUSPENDED and _true(
+                    self._eval("CONTINUE", job, now)):
+                self._go(Event.CONTINUE, now)
+                actions.append(SuspendJob(claim.claim_id, claim.job_id(), False))
+        elif self.state == State.PREEMPTING and self.activity == Activity.VACATING:
+            vacate_time = self._eval("MachineMaxVacateTime", job, now)
+            limit = vacate_time if type(vacate_time) in (int, float) else 600
+            assert isinstance(limit, (int, float))
+            if _true(self._eval("KILL", job, now)) or now - self.entered_activity >= limit:
+                self._go(Event.KILL, now)
+        return actions
+
+
+def _host(address: str) -> str:
+    text = address.strip().lstrip("<")
+    return text.split(":", 1)[0].split(">", 1)[0]
