@@ -101,6 +101,14 @@ class FakeSchedd:
     def of(self, kind: type) -> list[Received]:
         return [r for r in self.got if isinstance(r.msg, kind)]
 
+    def job_ad(self) -> ClassAd:
+        """What the schedd's copy would be: every pushed attribute, then the final ones."""
+        ad = ClassAd()
+        for r in self.got:
+            if isinstance(r.msg, m.SHADOW_UPDATE | m.SHADOW_EXIT):
+                ad.update(r.msg.ad)
+        return ad
+
     @property
     def exit(self) -> m.SHADOW_EXIT:
         (only,) = self.of(m.SHADOW_EXIT)

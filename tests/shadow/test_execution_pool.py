@@ -8,6 +8,7 @@ import trio
 import trio.testing
 from _execution_fakes import EPOCH, open_harness
 
+from condorsim.classad import ClassAd
 from condorsim.jobs.codes import ShadowExit
 from condorsim.wire import messages as m
 
@@ -55,7 +56,7 @@ async def test_the_shadow_pushes_dirty_attributes_every_900_seconds(
     autojump_clock.jump(EPOCH)
     async with open_harness(tmp_path) as h:
         t0 = trio.current_time()
-        h.schedd.qedits.append(_ad('[ Foo = "edited" ]'))
+        h.schedd.qedits.append(ClassAd.parse('[ Foo = "edited" ]'))
         await h.start_job(sleep_job(2000, "+SimExitCode = 3"))
         await h.schedd.exited.wait()
         pushes = h.schedd.of(m.SHADOW_UPDATE)
@@ -79,9 +80,3 @@ async def test_without_lazy_updates_execution_is_pushed_at_once(
         await h.schedd.exited.wait()
         (push,) = h.schedd.of(m.SHADOW_UPDATE)
         assert push.t == t0 and push.msg.ad.evaluate("NumJobStarts") == 1
-
-
-def _ad(text: str):  # type: ignore[no-untyped-def]
-    from condorsim.classad import ClassAd
-
-    return ClassAd.parse(text)
