@@ -11,7 +11,7 @@ import trio.testing
 from condorsim.classad import ClassAd
 from condorsim.config import Config
 from condorsim.eventlog import read_events
-from condorsim.runtime.inproc import open_inprocess_pool
+from condorsim.runtime.inproc import InProcessPool, open_inprocess_pool
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 from daemons.collector.daemon import Collector
@@ -30,8 +30,8 @@ def _attrs(ad: ClassAd) -> dict[str, str]:
     return {name.lower(): str(tree) for name, tree in ad.pairs()}
 
 
-async def _ask(pool: object, msg: Message) -> Message:
-    async with await pool.connect("schedd") as conn:  # type: ignore[attr-defined]
+async def _ask(pool: InProcessPool, msg: Message) -> Message:
+    async with await pool.connect("schedd") as conn:
         return await conn.request(msg)
 
 
