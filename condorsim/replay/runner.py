@@ -165,17 +165,20 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
                 async with trio.open_nursery() as inner:
                     if host is not None:
                         inner.start_soon(_cancel_when, host.finished, drive_scope)
-                    await master.all_up.wait()
-                    await driver.run_timeline()
-                    if scenario.until == QUIET:
-                        await driver.wait_quiet()
-                    elif host is not None:
-                        await host.finished.wait()
-                    else:
-                        await trio.sleep_until(stop_at)
+                    if await _pool_started(master, instants):
+                        await driver.run_timeline()
+                        if scenario.until == QUIET:
+                            await driver.wait_quiet()
+                        elif host is not None:
+                            await host.finished.wait()
+                        else:
+                            await trio.sleep_until(stop_at)
                     inner.cancel_scope.cancel()
             if not master.all_up.is_set():
-                outcome.notes.append("not every daemon of DAEMON_LIST started (see log/*.stderr)")
+                failed = [name for name, child in master.children.items() if not child.up.is_set()]
+                why = f"the pool did not start: {', '.join(failed)} failed to start " \
+                      f"(see log/{failed[0] if failed else '<daemon>'}.stderr)"
+                outcome.results.append(ExpectResult(False, why, "", entry="pool", at="0s"))
             with _busy(participant):
                 outcome.final_time = trio.current_time()
                 outcome.finish_reason = host.finish_reason if host is not None and \
@@ -196,7 +199,7 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
             _close_log(log)
             _close_log(master_log)
             nursery.cancel_scope.cancel()
-        outcome.results = driver.results
+        outcome.results += driver.results
         outcome.notes = outcome.notes + driver.notes
 
     trio.run(main, clock=clock)
@@ -233,6 +236,20 @@ def _close_log(log: Any) -> None:
 def _busy(participant: Participant | None) -> Any:
     from contextlib import nullcontext
     return participant.busy() if participant is not None else nullcontext()
+
+
+async def _pool_started(master: Any, instants: Instants) -> bool:
+    """Wait for every daemon to start. The master starts them all at the first simulated
+    instant, so a clock that moves first means one failed (and is being restarted)."""
+    async with trio.open_nursery() as nursery:
+        async def moved() -> None:
+            await instants.wait_moved()
+            nursery.cancel_scope.cancel()
+        if instants.host is not None:
+            nursery.start_soon(moved)
+        await master.all_up.wait()
+        nursery.cancel_scope.cancel()
+    return bool(master.all_up.is_set())
 
 
 async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
