@@ -78,6 +78,7 @@ class FakeSchedd:
     got: list[Received] = field(default_factory=list)
     qedits: list[ClassAd] = field(default_factory=list)
     exited: trio.Event = field(default_factory=trio.Event)
+    refuse_exits: int = 0  # answer this many SHADOW_EXITs with FAILED
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         async with trio.open_nursery() as nursery:
@@ -95,6 +96,10 @@ class FakeSchedd:
             await conn.send(m.SHADOW_UPDATE_REPLY(ad=self.qedits.pop(0) if self.qedits
                                                   else ClassAd()))
         elif isinstance(msg, m.SHADOW_EXIT):
+            if self.refuse_exits > 0:
+                self.refuse_exits -= 1
+                await conn.send(m.FAILED(reason="not now"))
+                return
             await conn.send(m.OK())
             self.exited.set()
 
@@ -105,15 +110,16 @@ class FakeSchedd:
         """What the schedd's copy would be: every pushed attribute, then the final ones."""
         ad = ClassAd()
         for r in self.got:
-            if isinstance(r.msg, m.SHADOW_UPDATE | m.SHADOW_EXIT):
+            if isinstance(r.msg, m.SHADOW_UPDATE) or r.msg is self.exit:
                 ad.update(r.msg.ad)
         return ad
 
     @property
     def exit(self) -> m.SHADOW_EXIT:
-        (only,) = self.of(m.SHADOW_EXIT)
-        assert isinstance(only.msg, m.SHADOW_EXIT)
-        return only.msg
+        """The SHADOW_EXIT the schedd took."""
+        last = self.of(m.SHADOW_EXIT)[-1].msg
+        assert isinstance(last, m.SHADOW_EXIT)
+        return last
 
 
 @dataclass
