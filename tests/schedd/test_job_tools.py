@@ -48,7 +48,7 @@ def test_nobatch_hold_and_totals_lines() -> None:
     hold = format_hold(ads[1:], "UTC").splitlines()
     assert hold[1].split()[:4] == ["2.3", "alice", "1/1", "00:01"]
     assert hold[1].endswith("via condor_hold (by user alice)")
-    totals = format_totals(ads[1:], ads + [_job(3, 0, owner="bob")], "alice").splitlines()
+    totals = format_totals(ads[1:], [*ads, _job(3, 0, owner="bob")], "alice").splitlines()
     assert totals[1:] == [
         "Total for query: 1 jobs; 0 completed, 0 removed, 0 idle, 0 running, 1 held, "
         "0 suspended ",
