@@ -24,13 +24,15 @@ import trio
 from condorsim.classad import ClassAd
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
-from condorsim.wire import Message
+from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
 from .logic import StartdState, history_record
 from .machines import POLICY_KNOBS, read_machines
 from .slot import Action, ClaimGranted, ClaimRefused, Slot, StopJob, SuspendJob, WriteHistory
 
+_NET_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, ProtocolError,
+               ConnectionClosed)
 _DYNAMIC_POLICY = [k for k in POLICY_KNOBS if k not in ("RANK", "MAXJOBRETIREMENTTIME",
                                                         "MachineMaxVacateTime", "WANT_VACATE")]
 
@@ -55,7 +57,7 @@ class Startd:
         self._polling = cfg.get_int("POLLING_INTERVAL", 5)
         self._needs_polling = any(
             not mach.policy[k].is_literal for mach in machines for k in _DYNAMIC_POLICY
-        ) or any(mach.policy["PREEMPT"].literal_value() is True for mach in machines
+        ) or any(mach.policy["PREEMPT"].literal_value is True for mach in machines
                  if mach.policy["PREEMPT"].is_literal)
         self._history = ctx.path("STARTD_HISTORY", "spool/startd_history")
         async with trio.open_nursery() as nursery:
@@ -86,7 +88,7 @@ class Startd:
                             self._ctx.collector_address(), "collector")
                     await self._collector_conn.send(msg)
                     return
-                except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as e:
+                except _NET_ERRORS as e:
                     self._collector_conn = None
                     self._ctx.log.warning("collector_update_failed", error=str(e))
 
@@ -175,7 +177,7 @@ class Startd:
         try:
             async with await self._ctx.connect(self._ctx.collector_address(), "collector") as c:
                 reply = await c.request(query)
-        except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as e:
+        except _NET_ERRORS as e:
             self._ctx.log.warning("starter_lookup_failed", error=str(e))
             return None
         if isinstance(reply, m.QUERY_RESULT):
@@ -196,7 +198,7 @@ class Startd:
             try:
                 async with await self._ctx.connect(addr, "starter") as conn:
                     return await conn.request(msg)
-            except (OSError, trio.BrokenResourceError, trio.ClosedResourceError) as e:
+            except _NET_ERRORS as e:
                 self._ctx.log.warning("starter_unreachable", address=addr, error=str(e))
                 self._starter_addr = None
         return None

@@ -1,0 +1,271 @@
+"""condor_negotiator's runner: negotiation cycles over the wire.
+
+How this works
+--------------
+A cycle starts when :class:`~.schedule.CycleSchedule` says so (every NEGOTIATOR_INTERVAL,
+sooner after a RESCHEDULE), always at the end of the simulated instant so that every
+message of that instant has arrived. Each cycle:
+
+1. QUERY_STARTD_ADS (NEGOTIATOR_SLOT_CONSTRAINT) and QUERY_SUBMITTOR_ADS from the collector;
+   nothing is kept from earlier cycles but the accountant's priorities.
+2. the accountant decays priorities towards current usage (the claimed slots' weights
+   per RemoteUser) and orders the submitters with idle jobs by EUP;
+3. pie spins: each spin gives every hungry submitter its fair-share limit and negotiates
+   with its schedd (the submitter ad's MyAddress): NEGOTIATE, then SEND_RESOURCE_REQUEST_LIST
+   until the schedd has no more requests; for each request (``_condor_RESOURCE_COUNT``
+   jobs) PERMISSION_AND_AD per matched slot, REJECTED_WITH_REASON("no match found") when
+   none is left; END_NEGOTIATE. Spins repeat with the leftover slots while some submitter
+   stopped at its limit and the last spin matched something.
+
+The matching itself is matchmaker.py, the priorities accountant.py. The negotiator ad goes
+to the collector every NEGOTIATOR_UPDATE_INTERVAL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import trio
+
+from condorsim.classad import ClassAd
+from condorsim.runtime.daemon import DaemonContext
+from condorsim.runtime.network import Conn
+from condorsim.wire import ConnectionClosed, Message, ProtocolError
+from condorsim.wire import messages as m
+
+from .accountant import Accountant, order_submitters, submitter_limits
+from .matchmaker import Matchmaker, MatchPolicy, remote_user, significant_attributes, slot_weight
+from .schedule import CycleSchedule
+
+NO_MATCH = "no match found"
+_NET_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, ProtocolError,
+               ConnectionClosed)
+
+
+@dataclass
+class CycleStats:
+    start: float = 0.0
+    end: float = 0.0
+    matches: int = 0
+    rejections: int = 0
+    submitters: int = 0
+
+
+@dataclass
+class _Outcome:
+    used: float = 0.0
+    limited: bool = False  # stopped at its limit with requests left
+
+
+class Negotiator:
+    def __init__(self) -> None:
+        self._wakeup = trio.Event()
+        self.stats = CycleStats()
+        self.cycles = 0
+
+    async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
+        self._ctx = ctx
+        cfg = ctx.config
+        self.policy = MatchPolicy.from_config(cfg)
+        self.schedule = CycleSchedule(
+            interval=cfg.get_int("NEGOTIATOR_INTERVAL", 60),
+            min_interval=cfg.get_int("NEGOTIATOR_MIN_INTERVAL", 5),
+            cycle_delay=cfg.get_int("NEGOTIATOR_CYCLE_DELAY", 20),
+        )
+        self.accountant = Accountant(halflife=cfg.get_float("PRIORITY_HALFLIFE", 86400.0),
+                                     default_factor=cfg.get_float("DEFAULT_PRIO_FACTOR", 1000.0))
+        self._update_interval = cfg.get_int("NEGOTIATOR_UPDATE_INTERVAL", 300)
+        self._per_submitter = cfg.get_int("NEGOTIATOR_MAX_TIME_PER_SUBMITTER", 60)
+        self._list_size = cfg.get_int("NEGOTIATOR_RESOURCE_REQUEST_LIST_SIZE", 200)
+        self._slot_constraint = cfg.get("NEGOTIATOR_SLOT_CONSTRAINT") or ""
+        self._name = cfg.get("NEGOTIATOR_NAME") or cfg.get("FULL_HOSTNAME") or "localhost"
+        self._start_time = int(trio.current_time())
+        async with trio.open_nursery() as nursery:
+            self._address = await nursery.start(
+                lambda task_status: ctx.serve(self._handle, task_status=task_status))
+            nursery.start_soon(self._update_loop)
+            nursery.start_soon(self._cycle_loop)
+            task_status.started(self._address)
+
+    # -- messages ----------------------------------------------------------------------
+
+    async def _handle(self, msg: Message, conn: Conn) -> None:
+        if isinstance(msg, m.RESCHEDULE):
+            self.schedule.reschedule()
+            self._wakeup.set()
+            return
+        self._ctx.log.warning("unexpected_command", cmd=msg.command, peer=conn.peer)
+        await conn.send(m.FAILED(reason=f"the negotiator does not take {msg.command}"))
+
+    # -- the negotiator ad -------------------------------------------------------------
+
+    def negotiator_ad(self) -> ClassAd:
+        s = self.stats
+        return ClassAd({
+            "MyType": "Negotiator", "Name": self._name, "MyAddress": self._address,
+            "NegotiatorIpAddr": self._address, "DaemonStartTime": self._start_time,
+            "LastNegotiationCycleTime0": int(s.start), "LastNegotiationCycleEnd0": int(s.end),
+            "LastNegotiationCycleDuration0": int(s.end - s.start),
+            "LastNegotiationCycleMatches0": s.matches,
+            "LastNegotiationCycleRejections0": s.rejections,
+            "LastNegotiationCycleActiveSubmitterCount0": s.submitters,
+        })
+
+    async def _update_loop(self) -> None:
+        while True:
+            try:
+                async with await self._ctx.connect(self._ctx.collector_address(),
+                                                   "collector") as conn:
+                    await conn.send(m.UPDATE_NEGOTIATOR_AD(ad=self.negotiator_ad()))
+            except _NET_ERRORS as e:
+                self._ctx.log.warning("collector_update_failed", error=str(e))
+            await trio.sleep(self._update_interval)
+
+    # -- cycles ------------------------------------------------------------------------
+
+    async def _cycle_loop(self) -> None:
+        while True:
+            now = trio.current_time()
+            when = self.schedule.next_cycle(now)
+            if when > now:
+                with trio.move_on_at(when):
+                    await self._wakeup.wait()
+                self._wakeup = trio.Event()
+                continue
+            self._wakeup = trio.Event()
+            ready = trio.Event()
+            self._ctx.at_end_of_instant(("negotiator", "cycle"), ready.set)
+            await ready.wait()
+            self.schedule.cycle_started(trio.current_time())
+            try:
+                await self.negotiation_cycle()
+            finally:
+                self.schedule.cycle_ended(trio.current_time())
+
+    async def _query(self, msg: Message) -> list[ClassAd]:
+        try:
+            async with await self._ctx.connect(self._ctx.collector_address(), "collector") as c:
+                reply = await c.request(msg)
+        except _NET_ERRORS as e:
+            self._ctx.log.warning("collector_query_failed", cmd=msg.command, error=str(e))
+            return []
+        if isinstance(reply, m.QUERY_RESULT):
+            return reply.ads
+        self._ctx.log.warning("collector_query_refused", cmd=msg.command,
+                              reason=getattr(reply, "reason", reply.command))
+        return []
+
+    async def negotiation_cycle(self) -> CycleStats:
+        """One negotiation cycle (see the module docstring); returns its statistics."""
+        now = trio.current_time()
+        self.cycles += 1
+        stats = CycleStats(start=now)
+        slots = await self._query(
+            m.QUERY_STARTD_ADS(constraint=self._slot_constraint, projection=[]))
+        submitter_ads = await self._query(m.QUERY_SUBMITTOR_ADS(constraint="", projection=[]))
+        weights = self.policy.use_slot_weights
+        usage: dict[str, float] = {}
+        for slot in slots:
+            user = remote_user(slot)
+            if user and slot.evaluate("State") in ("Claimed", "Preempting"):
+                usage[user] = usage.get(user, 0.0) + slot_weight(slot, weights)
+        self.accountant.update_priorities(now, usage)
+        by_name: dict[str, ClassAd] = {}
+        for ad in submitter_ads:
+            name = ad.evaluate("Name")
+            idle = ad.evaluate("IdleJobs")
+            if type(name) is str and not (type(idle) is int and idle <= 0):
+                by_name.setdefault(name, ad)
+        eups = {name: self.accountant.effective_priority(name) for name in by_name}
+        stats.submitters = len(eups)
+        total = sum(slot_weight(s, weights) for s in slots)
+        mm = Matchmaker(slots, self.policy, now, self.accountant.effective_priority)
+        attrs = significant_attributes(slots, [
+            self.policy.pre_job_rank, self.policy.post_job_rank,
+            self.policy.preemption_requirements, self.policy.preemption_rank])
+        self._ctx.log.info("cycle_started", cycle=self.cycles, slots=len(slots),
+                           submitters=len(eups))
+        hungry = order_submitters(eups)
+        spin = 0
+        while hungry and len(mm):
+            spin += 1
+            if spin == 1:
+                limits = submitter_limits({n: eups[n] for n in hungry}, usage, total)
+            else:
+                pie = sum(slot_weight(s, weights) for s in mm.slots.values()
+                          if s.evaluate("State") == "Unclaimed")
+                smallest = min((slot_weight(s, weights) for s in mm.slots.values()), default=1.0)
+                shares = submitter_limits({n: eups[n] for n in hungry}, {}, pie)
+                limits = {n: max(v, smallest) for n, v in shares.items()}
+            matched_any = False
+            still_hungry = []
+            for name in hungry:
+                outcome = await self._negotiate(by_name[name], name, limits[name], eups[name],
+                                                mm, attrs, stats)
+                usage[name] = usage.get(name, 0.0) + outcome.used
+                matched_any = matched_any or outcome.used > 0
+                if outcome.limited:
+                    still_hungry.append(name)
+            if not matched_any:
+                break
+            hungry = still_hungry
+        stats.end = trio.current_time()
+        self.stats = stats
+        self._ctx.log.info("cycle_finished", cycle=self.cycles, matches=stats.matches,
+                           rejections=stats.rejections)
+        return stats
+
+    async def _negotiate(self, submitter_ad: ClassAd, name: str, limit: float, eup: float,
+                         mm: Matchmaker, attrs: list[str], stats: CycleStats) -> _Outcome:
+        """Negotiate for one submitter with its schedd, up to ``limit`` slot weight."""
+        outcome = _Outcome()
+        address = submitter_ad.evaluate("MyAddress")
+        if type(address) is not str:
+            self._ctx.log.warning("submitter_without_address", submitter=name)
+            return outcome
+        ad = ClassAd({"Name": name, "AutoClusterAttrs": ",".join(attrs),
+                      "SubmitterUserPrio": eup, "SubmitterLimit": limit})
+        weights = self.policy.use_slot_weights
+        with trio.move_on_after(self._per_submitter) as scope:
+            try:
+                async with await self._ctx.connect(address, "schedd") as conn:
+                    await conn.send(m.NEGOTIATE(submitter=name, ad=ad))
+                    done = False
+                    while not done:
+                        reply = await conn.request(
+                            m.SEND_RESOURCE_REQUEST_LIST(count=self._list_size))
+                        if not isinstance(reply, m.RESOURCE_REQUEST_LIST) or not reply.requests:
+                            break
+                        done = len(reply.requests) < self._list_size
+                        for index, request in enumerate(reply.requests):
+                            count = request.evaluate("_condor_RESOURCE_COUNT")
+                            wanted = count if type(count) is int and count > 0 else 1
+                            for _ in range(wanted):
+                                cands = mm.candidates(request, name, eup)
+                                if not cands:
+                                    stats.rejections += 1
+                                    await conn.send(m.REJECTED_WITH_REASON(
+                                        reason=NO_MATCH, request_index=index))
+                                    break
+                                best = cands[0]
+                                weight = slot_weight(best.slot, weights)
+                                if outcome.used + weight > limit + 1e-9:
+                                    outcome.limited = True
+                                    done = True
+                                    break
+                                del mm.slots[best.name]
+                                outcome.used += weight
+                                stats.matches += 1
+                                self._ctx.log.info("matched", submitter=name, slot=best.name,
+                                                   preemption=best.preemption.name)
+                                await conn.send(m.PERMISSION_AND_AD(
+                                    claim_id=best.claim_id, slot_ad=best.slot,
+                                    request_index=index))
+                            if done and outcome.limited:
+                                break
+                    await conn.send(m.END_NEGOTIATE())
+            except _NET_ERRORS as e:
+                self._ctx.log.warning("negotiation_failed", submitter=name, error=str(e))
+        if scope.cancelled_caught:
+            self._ctx.log.warning("negotiation_timed_out", submitter=name)
+        return outcome

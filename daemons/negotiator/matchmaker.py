@@ -1,0 +1,255 @@
+"""Matching one resource request against the slots of a cycle (sans-I/O, deterministic).
+
+How this works
+--------------
+A :class:`Matchmaker` holds the slot ads of one negotiation cycle. For a resource request
+(a representative job ad) :meth:`Matchmaker.find_match` keeps the *candidates*:
+
+* the job and the slot match symmetrically (each one's Requirements true of the other);
+* an Unclaimed slot needs no preemption; a Claimed/Idle slot is skipped (its claim is the
+  schedd's to reuse); a busy Claimed slot (Busy, Suspended, Retiring) is a candidate only
+  if NEGOTIATOR_CONSIDER_PREEMPTION and either the slot ranks the new job higher than the
+  one it runs (``Rank > CurrentRank``: *rank* preemption) or the submitter's EUP is better
+  than the running user's, PREEMPTION_REQUIREMENTS is true and the slot's Rank is not worse
+  (*priority* preemption). Other states (Matched, Preempting, ...) are skipped.
+
+Candidates are sorted by NEGOTIATOR_PRE_JOB_RANK desc, the job's Rank desc,
+NEGOTIATOR_POST_JOB_RANK desc, preemption (none, rank, priority), PREEMPTION_RANK desc,
+and finally the slot Name, so equal candidates always sort the same way. The best one is
+the match and leaves the matchmaker for the rest of the cycle.
+
+Pre/post job ranks and the preemption expressions are evaluated with the slot as MY and
+the job as TARGET; for a busy slot the slot ad gets ``RemoteUserPrio`` and
+``SubmitterUserPrio`` (EUPs) first, as HTCondor's negotiator adds them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import IntEnum
+
+from condorsim.classad import (
+    ClassAd,
+    ClassAdError,
+    EvalContext,
+    ExprTree,
+    parse_expr,
+    rank,
+    symmetric_match,
+)
+from condorsim.config import Config, ConfigError
+
+NO_RANK = -3.4028234663852886e38  # -FLT_MAX: an expression that gives no number
+
+
+class NegotiatorConfigError(Exception):
+    """A negotiator knob is unusable; the message names it."""
+
+
+class Preemption(IntEnum):
+    NONE = 0
+    RANK = 1
+    PRIORITY = 2
+
+
+@dataclass(frozen=True)
+class MatchPolicy:
+    """The negotiator's matchmaking knobs, parsed once."""
+
+    pre_job_rank: ExprTree | None = None
+    post_job_rank: ExprTree | None = None
+    preemption_requirements: ExprTree | None = None
+    preemption_rank: ExprTree | None = None
+    consider_preemption: bool = True
+    use_slot_weights: bool = True
+
+    @classmethod
+    def from_config(cls, config: Config) -> MatchPolicy:
+        def expr(knob: str) -> ExprTree | None:
+            text = config.get(knob)
+            if text is None:
+                return None
+            try:
+                return parse_expr(text)
+            except ClassAdError as e:
+                raise NegotiatorConfigError(
+                    f"{knob} = {text!r} is not a ClassAd expression: {e}") from None
+
+        try:
+            consider = config.get_bool("NEGOTIATOR_CONSIDER_PREEMPTION", True)
+            weights = config.get_bool("NEGOTIATOR_USE_SLOT_WEIGHTS", True)
+        except ConfigError as e:
+            raise NegotiatorConfigError(str(e)) from None
+        return cls(pre_job_rank=expr("NEGOTIATOR_PRE_JOB_RANK"),
+                   post_job_rank=expr("NEGOTIATOR_POST_JOB_RANK"),
+                   preemption_requirements=expr("PREEMPTION_REQUIREMENTS"),
+                   preemption_rank=expr("PREEMPTION_RANK"),
+                   consider_preemption=consider, use_slot_weights=weights)
+
+
+@dataclass(frozen=True)
+class Match:
+    """A slot matched to a request: its ad, its claim id and the preemption it needs."""
+
+    slot: ClassAd
+    name: str
+    claim_id: str
+    preemption: Preemption
+
+
+def _number(value: object) -> float | None:
+    t = type(value)
+    if t is int or t is float or t is bool:
+        return float(value)  # type: ignore[arg-type]
+    return None
+
+
+def _string(ad: ClassAd, attr: str) -> str:
+    value = ad.evaluate(attr)
+    return value if type(value) is str else ""
+
+
+def _true(value: object) -> bool:
+    if type(value) is bool:
+        return value
+    return _number(value) not in (None, 0.0)
+
+
+def slot_weight(slot: ClassAd, use_slot_weights: bool = True) -> float:
+    """The slot's weight in fair share: SlotWeight, else Cpus, else 1 (1 without weights)."""
+    if not use_slot_weights:
+        return 1.0
+    for attr in ("SlotWeight", "Cpus"):
+        value = _number(slot.evaluate(attr))
+        if value is not None:
+            return value
+    return 1.0
+
+
+def remote_user(slot: ClassAd) -> str:
+    """The user a claimed slot works for (RemoteUser, else RemoteOwner), or ""."""
+    return _string(slot, "RemoteUser") or _string(slot, "RemoteOwner")
+
+
+class Matchmaker:
+    """The slot ads of one cycle; each match removes its slot."""
+
+    def __init__(self, slots: Iterable[ClassAd], policy: MatchPolicy, now: float,
+                 user_priority: Callable[[str], float]) -> None:
+        self.policy = policy
+        self.ctx = EvalContext(now=int(now))
+        self.user_priority = user_priority
+        self.slots: dict[str, ClassAd] = {}
+        for ad in slots:
+            name = _string(ad, "Name")
+            if name:
+                self.slots[name] = ad
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    def _eval(self, expr: ExprTree | None, slot: ClassAd, job: ClassAd) -> float:
+        if expr is None:
+            return 0.0
+        value = _number(expr.evaluate(my=slot, target=job, ctx=self.ctx))
+        return NO_RANK if value is None else value
+
+    def classify(self, slot: ClassAd, job: ClassAd, submitter: str,
+                 submitter_eup: float) -> tuple[Preemption, ClassAd] | None:
+        """Whether ``slot`` may take ``job`` and with what preemption (None: it may not).
+
+        Returns the slot ad to evaluate the ranks with (a busy slot's gets the priorities).
+        """
+        state = _string(slot, "State")
+        if state in ("Unclaimed", "Owner"):
+            return Preemption.NONE, slot
+        if state != "Claimed" or not self.policy.consider_preemption:
+            return None
+        if _string(slot, "Activity") not in ("Busy", "Suspended", "Retiring"):
+            return None
+        new_rank = rank(slot, job, self.ctx)
+        current = _number(slot.evaluate("CurrentRank")) or 0.0
+        if new_rank > current:
+            return Preemption.RANK, slot
+        user = remote_user(slot)
+        if not user or user == submitter or new_rank < current:
+            return None
+        remote_prio = self.user_priority(user)
+        if not submitter_eup < remote_prio:
+            return None
+        augmented = slot.copy()
+        augmented["RemoteUserPrio"] = remote_prio
+        augmented["SubmitterUserPrio"] = submitter_eup
+        req = self.policy.preemption_requirements
+        if req is None or not _true(req.evaluate(my=augmented, target=job, ctx=self.ctx)):
+            return None
+        return Preemption.PRIORITY, augmented
+
+    def candidates(self, job: ClassAd, submitter: str,
+                   submitter_eup: float) -> list[Match]:
+        """Every slot that may take ``job``, best first."""
+        keyed = []
+        for name, slot in self.slots.items():
+            if not symmetric_match(job, slot, self.ctx):
+                continue
+            found = self.classify(slot, job, submitter, submitter_eup)
+            if found is None:
+                continue
+            preemption, evaluated = found
+            pre = self._eval(self.policy.pre_job_rank, evaluated, job)
+            job_rank = rank(job, slot, self.ctx)
+            post = self._eval(self.policy.post_job_rank, evaluated, job)
+            prank = (self._eval(self.policy.preemption_rank, evaluated, job)
+                     if preemption is not Preemption.NONE else 0.0)
+            key = (-pre, -job_rank, -post, int(preemption), -prank, name)
+            keyed.append((key, Match(slot, name, _string(slot, "ClaimId"), preemption)))
+        keyed.sort(key=lambda pair: pair[0])
+        return [match for _, match in keyed]
+
+    def find_match(self, job: ClassAd, submitter: str, submitter_eup: float) -> Match | None:
+        """The best slot for ``job``, removed from this cycle; None if no slot may take it."""
+        found = self.candidates(job, submitter, submitter_eup)
+        if not found:
+            return None
+        best = found[0]
+        del self.slots[best.name]
+        return best
+
+
+def significant_attributes(slots: Iterable[ClassAd], exprs: Iterable[ExprTree | None]) -> list[str]:
+    """Job attributes the slots' Requirements and Rank (and ``exprs``) refer to.
+
+    An unscoped name the slot ad does not define, or a ``TARGET.`` one, is the job's; a
+    name the slot defines is followed into its expression. This is the negotiator's
+    AutoClusterAttrs (HTCondor's ``compute_significant_attrs``).
+    """
+    found: set[str] = set()
+
+    def walk(tree: ExprTree, slot: ClassAd | None, seen: set[str]) -> None:
+        for scope, name in tree.references():
+            key = name.lower()
+            if scope == "TARGET":
+                found.add(name)
+            elif slot is not None and key in slot and key not in seen:
+                seen.add(key)
+                inner = slot.lookup(key)
+                if inner is not None:
+                    walk(inner, slot, seen)
+            elif scope is None and (slot is None or key not in slot):
+                found.add(name)
+
+    for slot in slots:
+        for attr in ("Requirements", "Rank"):
+            tree = slot.lookup(attr)
+            if tree is not None:
+                walk(tree, slot, {attr.lower()})
+    for expr in exprs:
+        if expr is not None:
+            for scope, name in expr.references():
+                if scope == "TARGET":
+                    found.add(name)
+    by_key: dict[str, str] = {}
+    for name in sorted(found):
+        by_key.setdefault(name.lower(), name)
+    return sorted(by_key.values(), key=str.lower)

@@ -1,0 +1,152 @@
+"""The negotiator in an in-process pool: collector, startd, and a small fake schedd."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+
+from condorsim.classad import ClassAd
+from condorsim.config import Config
+from condorsim.runtime.daemon import DaemonContext
+from condorsim.runtime.inproc import open_inprocess_pool
+from condorsim.runtime.network import Conn
+from condorsim.wire import Message
+from condorsim.wire import messages as m
+from daemons.collector.daemon import Collector
+from daemons.negotiator.daemon import Negotiator
+from daemons.startd.daemon import Startd
+
+EPOCH = 1_767_225_600
+
+CONFIG = """
+COLLECTOR_HOST = 127.0.0.1:9000
+SIM_MACHINES = exec1
+SIM_MACHINE_exec1_SLOTS = 2
+SIM_MACHINE_exec1_CPUS = 2
+SIM_MACHINE_exec1_MEMORY = 2048
+SIM_MACHINE_exec1_RANK = TARGET.JobPrio
+"""
+
+
+def _request(owner: str, count: int, memory: int = 100, prio: int = 0) -> ClassAd:
+    return ClassAd.parse(
+        f'[ MyType = "Job"; ClusterId = 1; ProcId = 0; Owner = "{owner}"; JobPrio = {prio};'
+        f' User = "{owner}@localhost"; RequestMemory = {memory}; Rank = 0.0;'
+        f' Requirements = TARGET.Memory >= RequestMemory; _condor_RESOURCE_COUNT = {count};'
+        f' AutoClusterId = 1 ]'
+    )
+
+
+class FakeSchedd:
+    """Serves the negotiation protocol with fixed resource requests; records what it got."""
+
+    def __init__(self, owner: str, requests: list[ClassAd]) -> None:
+        self.owner = owner
+        self.requests = requests
+        self.log: list[tuple[float, Message]] = []
+
+    async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
+        sent: dict[int, bool] = {}
+
+        async def handle(msg: Message, conn: Conn) -> None:
+            self.log.append((trio.current_time() - EPOCH, msg))
+            if isinstance(msg, m.NEGOTIATE):
+                sent[id(conn)] = False
+            elif isinstance(msg, m.SEND_RESOURCE_REQUEST_LIST):
+                first = not sent.get(id(conn), True)
+                sent[id(conn)] = True
+                await conn.send(m.RESOURCE_REQUEST_LIST(requests=self.requests if first else []))
+
+        async with trio.open_nursery() as nursery:
+            address = await nursery.start(
+                lambda task_status: ctx.serve(handle, task_status=task_status))
+            ad = ClassAd({"MyType": "Submitter", "Name": f"{self.owner}@localhost",
+                          "ScheddName": f"schedd-{self.owner}", "MyAddress": address,
+                          "IdleJobs": 3, "RunningJobs": 0})
+            nursery.start_soon(self._advertise, ctx, ad)
+            task_status.started(address)
+
+    async def _advertise(self, ctx: DaemonContext, ad: ClassAd) -> None:
+        while True:
+            async with await ctx.connect(ctx.collector_address(), "collector") as conn:
+                await conn.send(m.UPDATE_SUBMITTOR_AD(ad=ad))
+            await trio.sleep(300)
+
+    def of(self, kind: type[Message]) -> list[tuple[float, Message]]:
+        return [(t, msg) for t, msg in self.log if isinstance(msg, kind)]
+
+
+async def test_matches_reach_the_schedd_every_negotiator_interval(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(EPOCH)
+    schedd = FakeSchedd("alice", [_request("alice", 3), _request("alice", 1, memory=99999)])
+    async with open_inprocess_pool(
+        Config.from_text(CONFIG), tmp_path,
+        [("collector", Collector), ("startd", Startd), ("schedd", lambda: schedd),
+         ("negotiator", Negotiator)],
+    ) as pool:
+        await trio.sleep(150)
+        starts = [t for t, _ in schedd.of(m.NEGOTIATE)]
+        assert starts == [0, 60, 120]
+        cycle0 = [msg for t, msg in schedd.log if t == 0]
+        kinds = [type(msg).__name__ for msg in cycle0]
+        assert kinds == ["NEGOTIATE", "SEND_RESOURCE_REQUEST_LIST", "PERMISSION_AND_AD",
+                         "PERMISSION_AND_AD", "REJECTED_WITH_REASON", "REJECTED_WITH_REASON",
+                         "END_NEGOTIATE"]
+        permits = [msg for msg in cycle0 if isinstance(msg, m.PERMISSION_AND_AD)]
+        # ties broken by slot name; the claim id is the one the slot ad offers
+        assert [p.slot_ad.evaluate("Name") for p in permits] == ["slot1@exec1", "slot2@exec1"]
+        assert all(p.claim_id == p.slot_ad.evaluate("ClaimId") for p in permits)
+        rejects = [msg for msg in cycle0 if isinstance(msg, m.REJECTED_WITH_REASON)]
+        assert [(r.reason, r.request_index) for r in rejects] == [
+            ("no match found", 0), ("no match found", 1)]
+        negotiate = schedd.of(m.NEGOTIATE)[0][1]
+        assert isinstance(negotiate, m.NEGOTIATE) and negotiate.submitter == "alice@localhost"
+        attrs = str(negotiate.ad.evaluate("AutoClusterAttrs")).split(",")
+        assert "JobPrio" in attrs
+        # the negotiator's trace shows the same cycle times
+        times = [int(r["t"]) - EPOCH for r in pool.trace
+                 if r["cmd"] == "NEGOTIATE" and r["from"] == "negotiator"]
+        assert times == [0, 60, 120]
+
+
+async def test_reschedule_starts_a_cycle_after_the_cycle_delay(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(EPOCH)
+    schedd = FakeSchedd("alice", [_request("alice", 1)])
+    async with open_inprocess_pool(
+        Config.from_text(CONFIG), tmp_path,
+        [("collector", Collector), ("startd", Startd), ("schedd", lambda: schedd),
+         ("negotiator", Negotiator)],
+    ) as pool:
+        await trio.sleep(10)
+        async with await pool.connect("negotiator", me="schedd") as conn:
+            await conn.send(m.RESCHEDULE())
+        await trio.sleep(100)
+        # at 0, then 20 (20 s after the end of the first), then 80 (60 s after 20)
+        assert [t for t, _ in schedd.of(m.NEGOTIATE)] == [0, 20, 80]
+
+
+async def test_fair_share_splits_the_pool_between_two_submitters(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(EPOCH)
+    alice = FakeSchedd("alice", [_request("alice", 4)])
+    bob = FakeSchedd("bob", [_request("bob", 4)])
+    config = Config.from_text(CONFIG.replace("SLOTS = 2", "SLOTS = 4").replace(
+        "CPUS = 2", "CPUS = 4"))
+    async with open_inprocess_pool(
+        config, tmp_path,
+        [("collector", Collector), ("startd", Startd), ("alice", lambda: alice),
+         ("bob", lambda: bob), ("negotiator", Negotiator)],
+    ):
+        await trio.sleep(1)
+        got = {name: [p.slot_ad.evaluate("Name") for _, p in s.of(m.PERMISSION_AND_AD)
+                      if isinstance(p, m.PERMISSION_AND_AD)]
+               for name, s in (("alice", alice), ("bob", bob))}
+        # equal priorities: two slots each; alice sorts first by name on the tie
+        assert got == {"alice": ["slot1@exec1", "slot2@exec1"],
+                       "bob": ["slot3@exec1", "slot4@exec1"]}
