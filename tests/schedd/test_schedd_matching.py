@@ -1,0 +1,166 @@
+"""The schedd's side of matchmaking and running, in an in-process pool: the test plays the
+negotiator; a stand-in startd and shadow (the edges) record what the schedd sends them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+import trio.testing
+
+from condorsim.classad import ClassAd
+from condorsim.config import Config
+from condorsim.runtime.daemon import DaemonContext
+from condorsim.runtime.inproc import InProcessPool, open_inprocess_pool
+from condorsim.runtime.network import Conn
+from condorsim.wire import Message
+from condorsim.wire import messages as m
+from daemons.collector.daemon import Collector
+from daemons.schedd.daemon import Schedd
+
+T0 = 1_767_225_600
+CONFIG = "COLLECTOR_HOST = 127.0.0.1:9600\nALIVE_INTERVAL = 300\n"
+SUB = ("executable = /bin/sleep\narguments = 60\nlog = job.log\nrequest_memory = 100\n"
+       "+Where = \"$$(Name)\"\nqueue 2\n")
+
+
+class Recorder:
+    """A daemon at the edge: answers as the real one would and records what it got."""
+
+    got: list[tuple[float, Message]]
+
+    def __init__(self, reply: dict[str, Message], ad_type: str | None = None) -> None:
+        self.reply = reply
+        self.ad_type = ad_type
+        self.got = []
+
+    async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
+        async with trio.open_nursery() as nursery:
+            address = await nursery.start(
+                lambda task_status: ctx.serve(self._handle, task_status=task_status))
+            if self.ad_type:
+                ad = ClassAd()
+                ad.update({"MyType": self.ad_type, "Name": ctx.name, "MyAddress": address,
+                           "ScheddDaemon": "schedd"})
+                async with await ctx.connect(ctx.collector_address(), "collector") as conn:
+                    await conn.send(m.UPDATE_AD_GENERIC(ad=ad))
+            task_status.started(address)
+
+    async def _handle(self, msg: Message, conn: Conn) -> None:
+        self.got.append((trio.current_time(), msg))
+        reply = self.reply.get(msg.command)
+        if reply is not None:
+            await conn.send(reply)
+
+    def commands(self) -> list[str]:
+        return [msg.command for _, msg in self.got]
+
+
+def _slot(address: str) -> ClassAd:
+    return ClassAd.parse(
+        f'[ MyType = "Machine"; Name = "slot1@exec1"; SlotID = 1; MyAddress = "{address}";'
+        ' Arch = "X86_64"; OpSys = "LINUX"; Memory = 1024; Disk = 100000; Cpus = 1;'
+        ' HasFileTransfer = true; Requirements = true; Start = true ]')
+
+
+async def _negotiate(pool: InProcessPool, slot: ClassAd) -> list[ClassAd]:
+    async with await pool.connect("schedd", me="negotiator") as conn:
+        await conn.send(m.NEGOTIATE(submitter="alice@localhost",
+                                    ad=ClassAd.parse('[ AutoClusterAttrs = "Memory" ]')))
+        reply = await conn.request(m.SEND_RESOURCE_REQUEST_LIST(count=10))
+        assert isinstance(reply, m.RESOURCE_REQUEST_LIST)
+        await conn.send(m.PERMISSION_AND_AD(claim_id=f"{slot.evaluate('MyAddress')}#1#1",
+                                            slot_ad=slot, request_index=0))
+        await conn.send(m.END_NEGOTIATE())
+        return reply.requests
+
+
+async def test_match_claim_run_reuse_and_release(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(T0)
+    startd = Recorder({"REQUEST_CLAIM": m.CLAIM_RESPONSE(accepted=True, reason="",
+                                                         slot_ad=None),
+                       "ALIVE": m.OK(), "RELEASE_CLAIM": m.OK()})
+    shadow = Recorder({"SHADOW_START": m.OK(), "SHADOW_HOLD": m.OK()}, ad_type="Shadow")
+    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
+    daemons = [("collector", Collector), ("schedd", Schedd), ("startd@exec1", lambda: startd),
+               ("shadow", lambda: shadow)]
+    async with open_inprocess_pool(config, tmp_path, daemons) as pool:  # type: ignore[arg-type]
+        async with await pool.connect("schedd") as conn:
+            await conn.request(m.SUBMIT_JOBS(owner="alice", text=SUB, iwd=str(tmp_path),
+                                             source="job.sub"))
+        slot = _slot(pool.addresses["startd@exec1"])
+        requests = await _negotiate(pool, slot)
+        assert [r.evaluate("_condor_RESOURCE_COUNT") for r in requests] == [2]
+        assert "Memory" in str(requests[0].evaluate("AutoClusterAttrs"))
+        await trio.sleep(1)
+        assert startd.commands() == ["REQUEST_CLAIM"]
+        [(_, start)] = shadow.got
+        assert isinstance(start, m.SHADOW_START)
+        assert start.job_ad.evaluate("ProcId") == 0
+        assert start.job_ad.evaluate("Where") == "slot1@exec1"  # $$() expanded
+        assert start.job_ad.evaluate("JobStatus") == 2
+        async with await pool.connect("schedd", me="shadow") as conn:
+            reply = await conn.request(m.SHADOW_UPDATE(job="1.0", ad=ClassAd.parse(
+                "[ ImageSize = 2048 ]")))
+            assert isinstance(reply, m.SHADOW_UPDATE_REPLY)
+            await trio.sleep(59)
+            assert await conn.request(m.SHADOW_EXIT(job="1.0", exit_code=100, ad=ClassAd.parse(
+                "[ ExitCode = 0 ]"))) == m.OK()
+        await trio.sleep(1)
+        # The claim is reused for the next idle job at the end of the instant.
+        assert [msg.job_ad.evaluate("ProcId") for _, msg in shadow.got] == [0, 1]
+        async with await pool.connect("schedd") as conn:
+            hist = await conn.request(m.QUERY_HISTORY(constraint="", projection=[], limit=0))
+            assert isinstance(hist, m.QUERY_RESULT)
+            assert [(a.evaluate("ProcId"), a.evaluate("JobStatus"), a.evaluate("CompletionDate"),
+                     a.evaluate("ImageSize")) for a in hist.ads] == [(0, 4, T0 + 60, 2048)]
+            act = await conn.request(m.ACT_ON_JOBS(action="hold", ids=["1.1"], constraint="",
+                                                   reason="", owner="alice"))
+            assert act == m.ACT_RESULT(done=["1.1"], errors=[])
+        await trio.sleep(1)
+        assert shadow.commands()[-1] == "SHADOW_HOLD"
+        async with await pool.connect("schedd", me="shadow") as conn:
+            await conn.request(m.SHADOW_EXIT(job="1.1", exit_code=102, ad=ClassAd()))
+        await trio.sleep(1)
+        # Nothing idle is left: the claim goes back; keep-alives came every ALIVE_INTERVAL.
+        assert startd.commands()[-1] == "RELEASE_CLAIM"
+        alives = [t for t, msg in startd.got if msg.command == "ALIVE"]
+        assert alives == []  # the claim lived 62 s, less than one ALIVE_INTERVAL
+        async with await pool.connect("schedd") as conn:
+            q = await conn.request(m.QUERY_JOB_ADS(constraint="", projection=[]))
+        assert isinstance(q, m.QUERY_RESULT)
+        [job] = q.ads
+        assert job.evaluate("JobStatus") == 5 and "RemoteHost" not in job
+        assert job.evaluate("LastRemoteHost") == "slot1@exec1"
+
+
+async def test_keep_alives_and_a_refused_claim(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(T0)
+    startd = Recorder({"REQUEST_CLAIM": m.CLAIM_RESPONSE(accepted=True, reason="",
+                                                         slot_ad=None), "ALIVE": m.OK()})
+    shadow = Recorder({"SHADOW_START": m.OK()}, ad_type="Shadow")
+    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\nALIVE_INTERVAL = 1000\n")
+    daemons = [("collector", Collector), ("schedd", Schedd), ("startd@exec1", lambda: startd),
+               ("shadow", lambda: shadow)]
+    async with open_inprocess_pool(config, tmp_path, daemons) as pool:  # type: ignore[arg-type]
+        async with await pool.connect("schedd") as conn:
+            await conn.request(m.SUBMIT_JOBS(owner="alice", text=SUB, iwd=str(tmp_path),
+                                             source="job.sub"))
+        start = trio.current_time()
+        await _negotiate(pool, _slot(pool.addresses["startd@exec1"]))
+        await trio.sleep(1700)
+        # JobLeaseDuration 2400 / 3 = 800 s is shorter than ALIVE_INTERVAL here.
+        alives = [t - start for t, msg in startd.got if msg.command == "ALIVE"]
+        assert alives == [800, 1600]
+        startd.reply["REQUEST_CLAIM"] = m.CLAIM_RESPONSE(accepted=False, reason="busy",
+                                                         slot_ad=None)
+        await _negotiate(pool, _slot(pool.addresses["startd@exec1"]))
+        await trio.sleep(1)
+        async with await pool.connect("schedd") as conn:
+            q = await conn.request(m.QUERY_JOB_ADS(constraint="JobStatus == 1", projection=[]))
+        assert isinstance(q, m.QUERY_RESULT) and len(q.ads) == 1  # 1.1 stays idle
+        assert len(shadow.got) == 1
