@@ -107,3 +107,23 @@ async def test_a_restarted_schedd_finds_every_job(
         assert _attrs(after.ads[2])["holdreason"] == '"why"'
         reply = await _ask(pool, _sub(tmp_path, 1))
         assert reply == m.SUBMIT_RESULT(cluster=4, procs=1)
+
+
+async def test_periodic_policy_runs_every_periodic_expr_interval(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(T0)
+    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\nPERIODIC_EXPR_INTERVAL = 60\n")
+    daemons = [("collector", Collector), ("schedd", Schedd)]
+    text = ("executable = /bin/true\nlog = p.log\n"
+            "periodic_hold = time() - QDate > 100\nperiodic_release = NumHolds < 2 && "
+            "time() - EnteredCurrentStatus > 200\nqueue\n")
+    async with open_inprocess_pool(config, tmp_path, daemons) as pool:  # type: ignore[arg-type]
+        start = trio.current_time()
+        await _ask(pool, m.SUBMIT_JOBS(owner="alice", text=text, iwd=str(tmp_path),
+                                       source="p.sub"))
+        await trio.sleep(1000)
+    events = read_events(tmp_path / "p.log")
+    assert [(e.type, e.timestamp - start) for e in events] == [
+        ("SUBMIT", 0), ("JOB_HELD", 120), ("JOB_RELEASED", 360), ("JOB_HELD", 420)]
+    assert events[1].fields["HoldReasonCode"] == 3
