@@ -68,6 +68,52 @@ def _status(argv: list[str]) -> int:
     return tool(argv)
 
 
+def _demo(argv: list[str]) -> int:
+    from condorsim.tools.demo import main as tool
+
+    return tool(argv)
+
+
+def _submit(argv: list[str]) -> int:
+    if "-dry-run" in argv:
+        # condor_submit -dry-run DEST [FILE]: print the job ads, submit nothing; "-" is stdout.
+        from condorsim.submit.tool import dry_run
+
+        rest = list(argv)
+        i = rest.index("-dry-run")
+        dest = rest[i + 1] if i + 1 < len(rest) else "-"
+        del rest[i : i + 2]
+        source = rest[0] if rest else "-"
+        if dest == "-":
+            return dry_run(source, sys.stdout)
+        with open(dest, "w", encoding="utf-8") as out:
+            return dry_run(source, out)
+    from condorsim.tools import jobs
+
+    return jobs.COMMANDS["submit"][0](argv)
+
+
+def _jobs_command(name: str) -> Callable[[list[str]], int]:
+    def run(argv: list[str]) -> int:
+        from condorsim.tools import jobs
+
+        return jobs.COMMANDS[name][0](argv)
+
+    return run
+
+
+def _replay(argv: list[str]) -> int:
+    from condorsim.tools.replay import main as tool
+
+    return tool(argv)
+
+
+def _trace(argv: list[str]) -> int:
+    from condorsim.tools.trace import main as tool
+
+    return tool(argv)
+
+
 # -- the pool's life ----------------------------------------------------------------------------
 def _up(argv: list[str]) -> int:
     """condorsim up: start the local pool and return once it is ready."""
@@ -179,6 +225,19 @@ COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "status": (_status, "list collector ads, like condor_status"),
     "config_val": (_config_val, "show configuration values, like condor_config_val"),
     "classad_eval": (_classad_eval, "evaluate ClassAd expressions, like classad_eval"),
+    "demo": (_demo, "the tour (make demo)"),
+    "submit": (_submit, "submit jobs, like condor_submit (-dry-run - prints the job ads)"),
+    "q": (_jobs_command("q"), "list the job queue, like condor_q"),
+    "history": (_jobs_command("history"), "list jobs that left the queue, like condor_history"),
+    "hold": (_jobs_command("hold"), "hold jobs, like condor_hold"),
+    "release": (_jobs_command("release"), "release held jobs, like condor_release"),
+    "rm": (_jobs_command("rm"), "remove jobs, like condor_rm"),
+    "qedit": (_jobs_command("qedit"), "edit job attributes, like condor_qedit"),
+    "suspend": (_jobs_command("suspend"), "suspend running jobs, like condor_suspend"),
+    "continue": (_jobs_command("continue"), "continue suspended jobs, like condor_continue"),
+    "vacate": (_jobs_command("vacate"), "vacate running jobs, like condor_vacate_job"),
+    "replay": (_replay, "replay a scenario file and check its expectations"),
+    "trace": (_trace, "one job's ClassAd flow from a run's message trace"),
 }
 
 

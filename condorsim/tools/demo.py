@@ -1,0 +1,76 @@
+"""``condorsim demo`` (``make demo``): the tour when the pool can run it, else a matchmaking show.
+
+The tour replays ``scenarios/tour.toml`` with the narrated timeline and keeps the run
+directory. Without it, the demo shows the ClassAd language doing the negotiator's work:
+a job ad matched symmetrically against slot ads, ranked, and explained clause by clause.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from condorsim.classad import ClassAd, EvalContext, rank, symmetric_match
+
+REPO = Path(__file__).resolve().parents[2]
+
+JOB = """\
+MyType = "Job"
+Owner = "alice"
+RequestMemory = 2048
+RequestCpus = 1
+Requirements = (TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX") && (TARGET.Memory >= RequestMemory) && (TARGET.Cpus >= RequestCpus)
+Rank = TARGET.Memory + ifThenElse(TARGET.HasGPU, 10000, 0)
+"""
+
+SLOTS = [
+    '[ Name = "slot1@exec1"; Arch = "X86_64"; OpSys = "LINUX"; Memory = 1024; Cpus = 1;'
+    ' HasGPU = false; START = TRUE; Requirements = START ]',
+    '[ Name = "slot1@exec2"; Arch = "X86_64"; OpSys = "LINUX"; Memory = 4096; Cpus = 2;'
+    ' HasGPU = false; START = TARGET.Owner != "bob"; Requirements = START ]',
+    '[ Name = "slot1@gpu1"; Arch = "X86_64"; OpSys = "LINUX"; Memory = 4096; Cpus = 2;'
+    ' HasGPU = true; START = TARGET.RequestMemory <= 4096; Requirements = START ]',
+    '[ Name = "slot1@arm1"; Arch = "aarch64"; OpSys = "LINUX"; Memory = 8192; Cpus = 8;'
+    ' HasGPU = false; START = TRUE; Requirements = START ]',
+]
+
+
+def matchmaking_show() -> int:
+    ctx = EvalContext(now=1_767_225_600)
+    job = ClassAd.parse(JOB)
+    print("A job ad, as condor_q -l shows it:\n")
+    print(job.to_long())
+    print("\nThe negotiator matches it against each slot, both ways, then ranks the matches:\n")
+    best: tuple[float, str] | None = None
+    for text in SLOTS:
+        slot = ClassAd.parse(text)
+        name = slot.evaluate("Name")
+        job_side = job.evaluate("Requirements", target=slot, ctx=ctx)
+        slot_side = slot.evaluate("Requirements", target=job, ctx=ctx)
+        if symmetric_match(job, slot, ctx):
+            score = rank(job, slot, ctx)
+            print(f"  {name:<12} match      job Rank = {score:g}")
+            if best is None or score > best[0]:
+                best = (score, str(name))
+        else:
+            why = []
+            if job_side is not True:
+                failing = [str(c) for c in job.lookup("Requirements").conjuncts()  # type: ignore[union-attr]
+                           if c.evaluate(my=job, target=slot, ctx=ctx) is not True]
+                why.append("job Requirements fail on " + " && ".join(failing))
+            if slot_side is not True:
+                why.append("the slot's START rejects the job")
+            print(f"  {name:<12} no match   ({'; '.join(why)})")
+    if best is not None:
+        print(f"\nThe negotiator picks {best[1]} (highest job Rank, {best[0]:g}).")
+    print("\nTry it yourself:  .venv/bin/condorsim classad_eval "
+          "'[a = 1; b = a + 1]' 'b * 10'")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    tour = REPO / "scenarios" / "tour.toml"
+    if tour.exists():
+        from condorsim.tools.replay import main as replay_main
+
+        return replay_main([str(tour), "--explain", "--keep", str(REPO / "runs" / "tour")])
+    return matchmaking_show()
