@@ -55,8 +55,11 @@ def mark_running(q: JobQueue, job: JobId, *, claim_id: str, slot_ad: ClassAd,
     q.has_shadow.add(job)
 
 
-def apply_shadow_ad(q: JobQueue, job: JobId, ad: ClassAd) -> None:
-    """Write what a shadow pushed (SHADOW_UPDATE or the final ad) into the queue."""
+def apply_shadow_ad(q: JobQueue, job: JobId, ad: ClassAd, now: int) -> None:
+    """Write what a shadow pushed (SHADOW_UPDATE or the final ad) into the queue.
+
+    JobStatus is taken only between Running and Suspended (the schedd decides the rest).
+    """
     changes = {name: tree for name, tree in ad.pairs() if name.lower() not in _SHADOW_READONLY}
     if changes:
         q.store.change(job, changes)
@@ -64,7 +67,7 @@ def apply_shadow_ad(q: JobQueue, job: JobId, ad: ClassAd) -> None:
     status = ad.evaluate("JobStatus")
     if status in (JobStatus.RUNNING, JobStatus.SUSPENDED) and status != q.status(job) and \
             q.status(job) in (JobStatus.RUNNING, JobStatus.SUSPENDED):
-        q.set_status(job, int(status), _int(q.jobs[job], "EnteredCurrentStatus"))
+        q.set_status(job, int(status), now)
 
 
 def _stop_accounting(q: JobQueue, job: JobId, now: int) -> None:
@@ -106,7 +109,7 @@ def shadow_exited(q: JobQueue, job: JobId, exit_code: int, final: ClassAd, now: 
     """The schedd's reaper for a shadow; returns what became of the job (for the log)."""
     if job not in q.jobs:
         return "gone"
-    apply_shadow_ad(q, job, final)
+    apply_shadow_ad(q, job, final, now)
     _stop_accounting(q, job, now)
     status = q.status(job)
     if status == JobStatus.REMOVED:

@@ -119,3 +119,16 @@ def test_autoclusters_group_alike_jobs_in_priority_order(tmp_path: Path) -> None
     assert [(r.jobs, r.ad.evaluate("_condor_RESOURCE_COUNT")) for r in reqs] == [
         ([(2, 0)], 1), ([(1, 0), (1, 1)], 2)]
     assert q.jobs[(1, 1)].evaluate("AutoClusterId") == reqs[1].ad.evaluate("AutoClusterId")
+
+
+def test_shadow_updates_apply_but_only_move_status_between_running_and_suspended(
+        tmp_path: Path) -> None:
+    from daemons.schedd.running import apply_shadow_ad
+    q = _queue(tmp_path)
+    _run(q, (1, 0), T0)
+    apply_shadow_ad(q, (1, 0), ClassAd.parse("[ JobStatus = 7; TotalSuspensions = 1 ]"), T0 + 5)
+    ad = q.jobs[(1, 0)]
+    assert [ad.evaluate(a) for a in ("JobStatus", "LastJobStatus", "EnteredCurrentStatus",
+                                     "TotalSuspensions")] == [7, 2, T0 + 5, 1]
+    apply_shadow_ad(q, (1, 0), ClassAd.parse("[ JobStatus = 4; ClusterId = 9 ]"), T0 + 6)
+    assert ad.evaluate("JobStatus") == 7 and ad.evaluate("ClusterId") == 1
