@@ -122,16 +122,17 @@ class Driver:
             reply = m.FAILED(reason=str(e))
         if isinstance(reply, m.SUBMIT_RESULT):
             error = None
-            self.log.info("submitted", entry=spec.label, cluster=reply.cluster, procs=reply.procs)
+            self.log.info("scenario_submit", entry=spec.label, cluster=reply.cluster,
+                          procs=reply.procs)
         else:
             error = reply.reason if isinstance(reply, m.FAILED) else f"answered {reply.command}"
-            self.log.info("submit_refused", entry=spec.label, reason=error)
+            self.log.info("scenario_submit_refused", entry=spec.label, reason=error)
         if spec.expect_error is not None or error is not None:
             self.results.append(check_submit_error(spec, error))
 
     async def _act(self, spec: ActionSpec) -> None:
-        self.log.info("action", entry=spec.label, do=spec.do, job=spec.job,
-                      constraint=spec.constraint, daemon=spec.daemon)
+        self.log.info("scenario_action", entry=spec.label, do=spec.do, job=spec.job,
+                      constraint=spec.constraint, target=spec.daemon)
         try:
             if spec.do in ACT_ON_JOBS or spec.do == "qedit":
                 await self._jobs_action(spec)

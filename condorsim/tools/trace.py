@@ -1,0 +1,136 @@
+"""``condorsim trace JOB [--run DIR] [--mermaid]``: one job's messages between daemons.
+
+How this works
+--------------
+Every process of a pool appends one JSON record per message it sends to the run's
+``trace.jsonl`` (condorsim.runtime.trace): simulated time, sender, receiver, command, the
+job it concerns and the ClassAd attributes it carried. This tool picks the records of one
+job (``1.0``; or every job of a cluster, ``1``) from a kept replay directory
+(``condorsim replay --keep DIR``) or the mini-pool at $CONDORSIM_HOME, and prints them as
+a table -- simulated time in the run's time zone (SIM_TIMEZONE), ``from -> to``, command,
+attributes -- or as a Mermaid ``sequenceDiagram`` (``--mermaid``) to paste into Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from condorsim import pool as poolmod
+from condorsim.config import Config, ConfigError
+from condorsim.replay.progress import sim_datetime
+from condorsim.runtime.trace import read_trace
+
+USAGE = "condorsim trace JOB [--run DIR] [--mermaid]"
+_JOB = re.compile(r"^\d+(\.\d+)?$")
+_SHOWN_ATTRS = 8  # attribute names listed in a table row before "(+N more)"
+
+
+class TraceError(Exception):
+    """The arguments or the run directory cannot give a trace."""
+
+
+def job_records(records: Iterable[Mapping[str, Any]], job: str) -> list[Mapping[str, Any]]:
+    """The records of job ``"c.p"``, or of every job of cluster ``"c"``, in trace order."""
+    if "." in job:
+        return [r for r in records if r.get("job") == job]
+    prefix = job + "."
+    return [r for r in records if str(r.get("job") or "").startswith(prefix)]
+
+
+def format_table(records: Iterable[Mapping[str, Any]], tz: str) -> str:
+    """One row per message: time, from -> to, command, attributes carried."""
+    rows = [(sim_datetime(r["t"], tz), f"{r['from']} -> {r['to']}", str(r["cmd"]),
+             _attrs(r.get("attrs") or [])) for r in records]
+    if not rows:
+        return ""
+    header = ("TIME", "FROM -> TO", "COMMAND", "ATTRIBUTES")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
+    lines = ["  ".join(cell.ljust(widths[i]) if i < 3 else cell
+                       for i, cell in enumerate(row)).rstrip() for row in [header, *rows]]
+    return "\n".join(lines) + "\n"
+
+
+def _attrs(names: list[str]) -> str:
+    shown = ", ".join(names[:_SHOWN_ATTRS])
+    return shown if len(names) <= _SHOWN_ATTRS else f"{shown} (+{len(names) - _SHOWN_ATTRS} more)"
+
+
+def format_mermaid(records: Iterable[Mapping[str, Any]], tz: str, title: str) -> str:
+    """A Mermaid sequenceDiagram of the messages, participants in order of appearance."""
+    records = list(records)
+    ids: dict[str, str] = {}
+    for r in records:
+        for name in (r["from"], r["to"]):
+            ids.setdefault(name, re.sub(r"[^A-Za-z0-9_]", "_", name))
+    lines = ["sequenceDiagram", f"    title {title}"]
+    lines += [f"    participant {ident} as {name}" for name, ident in ids.items()]
+    last_time = None
+    for r in records:
+        when = sim_datetime(r["t"], tz)
+        if when != last_time:
+            first = next(iter(ids.values()))
+            lines.append(f"    Note over {first}: {when}")
+            last_time = when
+        lines.append(f"    {ids[r['from']]}->>{ids[r['to']]}: {r['cmd']}")
+    return "\n".join(lines) + "\n"
+
+
+def run_timezone(run_dir: Path) -> str:
+    """SIM_TIMEZONE of the run's condor_config (UTC when unset or unreadable)."""
+    path = run_dir / "condor_config"
+    if not path.exists():
+        return "UTC"
+    try:
+        return Config.load(path, env={}).get("SIM_TIMEZONE") or "UTC"
+    except ConfigError:
+        return "UTC"
+
+
+def trace_text(job: str, run_dir: Path, *, mermaid: bool) -> str:
+    """What ``condorsim trace`` prints."""
+    if not _JOB.match(job):
+        raise TraceError(f"{job!r} is not a job id (expected cluster.proc, like 1.0, or cluster)")
+    path = run_dir / "trace.jsonl"
+    if not path.exists():
+        raise TraceError(f"no trace at {path} (keep a replay's run with "
+                         "`condorsim replay FILE --keep DIR`, then `--run DIR`)")
+    try:
+        records = job_records(read_trace(path), job)
+    except (ValueError, KeyError) as e:
+        raise TraceError(f"{path} is not a trace: {e}") from None
+    if not records:
+        raise TraceError(f"no message of job {job} in {path}")
+    tz = run_timezone(run_dir)
+    if mermaid:
+        return format_mermaid(records, tz, f"job {job}")
+    return format_table(records, tz)
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``condorsim trace``."""
+    p = argparse.ArgumentParser(prog="condorsim trace", usage=USAGE,
+                                description="One job's messages between the daemons.")
+    p.add_argument("job", help="cluster.proc (1.0), or a cluster (1) for all its jobs")
+    p.add_argument("--run", type=Path, metavar="DIR",
+                   help="a kept replay directory (default: the pool at $CONDORSIM_HOME)")
+    p.add_argument("--mermaid", action="store_true", help="a Mermaid sequenceDiagram")
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0) and 2
+    run_dir = args.run if args.run is not None else poolmod.pool_home()
+    try:
+        sys.stdout.write(trace_text(args.job, run_dir, mermaid=args.mermaid))
+    except TraceError as e:
+        print(f"condorsim trace: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
