@@ -38,6 +38,7 @@ from .matchmaker import Matchmaker, MatchPolicy, remote_user, significant_attrib
 from .schedule import CycleSchedule
 
 NO_MATCH = "no match found"
+LIMIT_REACHED = "submitter limit exceeded"
 _NET_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, ProtocolError,
                ConnectionClosed)
 
@@ -241,6 +242,11 @@ class Negotiator:
                             count = request.evaluate("_condor_RESOURCE_COUNT")
                             wanted = count if type(count) is int and count > 0 else 1
                             for _ in range(wanted):
+                                if outcome.used >= limit:
+                                    # the limit is reached: stop, no rejection (HTCondor's
+                                    # "Reached submitter resource limit")
+                                    outcome.limited = done = True
+                                    break
                                 cands = mm.candidates(request, name, eup)
                                 if not cands:
                                     stats.rejections += 1
@@ -250,10 +256,12 @@ class Negotiator:
                                 best = cands[0]
                                 weight = slot_weight(best.slot, weights)
                                 if outcome.used + weight > limit + 1e-9:
-                                    outcome.limited = True
-                                    done = True
+                                    outcome.limited = done = True
+                                    stats.rejections += 1
+                                    await conn.send(m.REJECTED_WITH_REASON(
+                                        reason=LIMIT_REACHED, request_index=index))
                                     break
-                                del mm.slots[best.name]
+                                del mm.slots[best.name]  # matched: gone for this cycle
                                 outcome.used += weight
                                 stats.matches += 1
                                 self._ctx.log.info("matched", submitter=name, slot=best.name,

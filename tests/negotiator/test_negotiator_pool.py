@@ -81,7 +81,7 @@ async def test_matches_reach_the_schedd_every_negotiator_interval(
     tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
     autojump_clock.jump(EPOCH)
-    schedd = FakeSchedd("alice", [_request("alice", 3), _request("alice", 1, memory=99999)])
+    schedd = FakeSchedd("alice", [_request("alice", 1, memory=99999), _request("alice", 3)])
     async with open_inprocess_pool(
         Config.from_text(CONFIG), tmp_path,
         [("collector", Collector), ("startd", Startd), ("schedd", lambda: schedd),
@@ -92,16 +92,17 @@ async def test_matches_reach_the_schedd_every_negotiator_interval(
         assert starts == [0, 60, 120]
         cycle0 = [msg for t, msg in schedd.log if t == 0]
         kinds = [type(msg).__name__ for msg in cycle0]
-        assert kinds == ["NEGOTIATE", "SEND_RESOURCE_REQUEST_LIST", "PERMISSION_AND_AD",
-                         "PERMISSION_AND_AD", "REJECTED_WITH_REASON", "REJECTED_WITH_REASON",
-                         "END_NEGOTIATE"]
+        # the first request fits no slot; the second takes both, then the submitter's
+        # limit (the whole pool) is reached and negotiation ends without a rejection
+        assert kinds == ["NEGOTIATE", "SEND_RESOURCE_REQUEST_LIST", "REJECTED_WITH_REASON",
+                         "PERMISSION_AND_AD", "PERMISSION_AND_AD", "END_NEGOTIATE"]
         permits = [msg for msg in cycle0 if isinstance(msg, m.PERMISSION_AND_AD)]
         # ties broken by slot name; the claim id is the one the slot ad offers
         assert [p.slot_ad.evaluate("Name") for p in permits] == ["slot1@exec1", "slot2@exec1"]
         assert all(p.claim_id == p.slot_ad.evaluate("ClaimId") for p in permits)
         rejects = [msg for msg in cycle0 if isinstance(msg, m.REJECTED_WITH_REASON)]
-        assert [(r.reason, r.request_index) for r in rejects] == [
-            ("no match found", 0), ("no match found", 1)]
+        assert [(r.reason, r.request_index) for r in rejects] == [("no match found", 0)]
+        assert [p.request_index for p in permits] == [1, 1]
         negotiate = schedd.of(m.NEGOTIATE)[0][1]
         assert isinstance(negotiate, m.NEGOTIATE) and negotiate.submitter == "alice@localhost"
         attrs = str(negotiate.ad.evaluate("AutoClusterAttrs")).split(",")
@@ -150,3 +151,7 @@ async def test_fair_share_splits_the_pool_between_two_submitters(
         # equal priorities: two slots each; alice sorts first by name on the tie
         assert got == {"alice": ["slot1@exec1", "slot2@exec1"],
                        "bob": ["slot3@exec1", "slot4@exec1"]}
+        # each stopped at its limit: no rejection, the negotiation just ends
+        for schedd in (alice, bob):
+            assert schedd.of(m.REJECTED_WITH_REASON) == []
+            assert len(schedd.of(m.END_NEGOTIATE)) == 1
