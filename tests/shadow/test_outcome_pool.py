@@ -232,3 +232,38 @@ async def test_both_daemons_advertise_themselves(
             assert ads["Starter"].evaluate("MyAddress") == h.pool.addresses["starter"]
             assert ads["Shadow"].evaluate("ScheddDaemon") == "schedd"
             assert ads["Shadow"].evaluate("MyAddress") == h.pool.addresses["shadow"]
+
+
+async def test_htcondor_reads_the_user_log_the_shadow_writes(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    import htcondor
+
+    autojump_clock.jump(EPOCH)
+    async with open_harness(tmp_path) as h:
+        t0 = trio.current_time()
+        await h.start_job(job(600, "on_exit_remove = false\n+SimExitCode = 4"))
+        await trio.sleep_until(t0 + 100)
+        await h.tell_shadow(m.SHADOW_SUSPEND(job="1.0"))
+        await trio.sleep_until(t0 + 150)
+        await h.tell_shadow(m.SHADOW_CONTINUE(job="1.0"))
+        await h.schedd.exited.wait()
+    events = list(htcondor.JobEventLog(str(h.iwd / "job.log")).events(stop_after=0))
+    types = [e.type for e in events]
+    assert types == [
+        htcondor.JobEventType.EXECUTE, htcondor.JobEventType.IMAGE_SIZE,
+        htcondor.JobEventType.JOB_SUSPENDED, htcondor.JobEventType.JOB_UNSUSPENDED,
+        htcondor.JobEventType.JOB_EVICTED,
+    ]
+    assert [(e.cluster, e.proc) for e in events] == [(1, 0)] * 5
+    # (differences only: the reader reads the dates in the host's time zone)
+    assert [e.timestamp - events[0].timestamp for e in events] == [0, 8, 100, 150, 650]
+    assert events[0]["SlotName"] == "slot1@exec1"
+    assert events[0]["ExecuteHost"] == h.startd.address
+    assert events[1]["Size"] == 43
+    assert events[2]["NumberOfPIDs"] == 1
+    evicted = events[4]
+    assert evicted["TerminatedAndRequeued"] is True
+    assert evicted["ReturnValue"] == 4
+    assert evicted["Reason"] == (
+        "The job attribute OnExitRemove expression 'false' evaluated to FALSE")
