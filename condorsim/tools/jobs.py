@@ -292,7 +292,7 @@ def q_main(argv: list[str]) -> int:
     """condor_q."""
     def body() -> int:
         rest: list[str] = []
-        mode, af = "batch", []
+        mode, af, everyone = "batch", [], False
         i = 0
         while i < len(argv):
             a = argv[i]
@@ -301,11 +301,15 @@ def q_main(argv: list[str]) -> int:
             elif a in ("-af", "-autoformat"):
                 mode, af = "-af", argv[i + 1:]
                 break
+            elif a in ("-allusers", "-all"):
+                everyone = True
             else:
                 rest.append(a)
             i += 1
         ids, constraint = selection(rest)
         parts = [p for p in (constraint, _id_constraint(ids)) if p]
+        if not parts and not everyone:  # condor_q shows only your own jobs by default
+            parts.append(f'Owner == "{getpass.getuser()}"')
         if mode == "-hold":
             parts.append("JobStatus == 5")
         elif mode == "-run":
