@@ -58,6 +58,7 @@ class Schedd:
         self._wakeup = trio.Event()
         self._sessions: dict[int, Session] = {}
         self.autoclusters = AutoClusters()
+        self._last_owners: set[str] = set()
 
     # -- life cycle
 
@@ -207,6 +208,10 @@ class Schedd:
             "TotalHeldJobs": total["HeldJobs"], "TotalJobAds": len(q.jobs),
             "NumUsers": len(counts), "UpdateSequenceNumber": int(now),
         })
+        # An owner whose last job left gets one more ad with zero counts (then none).
+        for owner in self._last_owners - counts.keys():
+            counts[owner] = {"IdleJobs": 0, "RunningJobs": 0, "HeldJobs": 0}
+        self._last_owners = {o for o, c in counts.items() if any(c.values())}
         subs = []
         for owner, c in sorted(counts.items()):
             sub = ClassAd()

@@ -127,3 +127,22 @@ async def test_periodic_policy_runs_every_periodic_expr_interval(
     assert [(e.type, e.timestamp - start) for e in events] == [
         ("SUBMIT", 0), ("JOB_HELD", 120), ("JOB_RELEASED", 360), ("JOB_HELD", 420)]
     assert events[1].fields["HoldReasonCode"] == 3
+
+
+async def test_a_submitter_whose_jobs_are_gone_is_advertised_with_zero_jobs(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(T0)
+    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
+    daemons = [("collector", Collector), ("schedd", Schedd)]
+    async with open_inprocess_pool(config, tmp_path, daemons) as pool:  # type: ignore[arg-type]
+        await _ask(pool, _sub(tmp_path, 1))
+        await trio.sleep(10)
+        await _ask(pool, m.ACT_ON_JOBS(action="remove", ids=["1"], constraint="", reason="",
+                                       owner="alice"))
+        await trio.sleep(10)
+        async with await pool.connect("collector") as conn:
+            subs = await conn.request(m.QUERY_SUBMITTOR_ADS(constraint="", projection=[]))
+        assert isinstance(subs, m.QUERY_RESULT)
+        assert [(a.evaluate("Name"), a.evaluate("IdleJobs")) for a in subs.ads] == [
+            ("alice@example.org", 0)]
