@@ -184,6 +184,7 @@ class ShadowJob:
         code = _int(self.ad.evaluate("ExitCode"))
         usage = {"run_remote_usage": self._usage()}
         if outcome.action is PolicyAction.REMOVE and outcome.attr == "OnExitRemove":
+            self._commit(now)
             return ExitDecision(int(ShadowExit.JOB_EXITED), [LogEvent("terminated", now, {
                 "return_value": code, "total_remote_usage": self._usage(), **usage,
             })])
@@ -195,6 +196,25 @@ class ShadowJob:
             })])
         self.request = _request_for(outcome)
         return self._stopped(now)
+
+    def _commit(self, now: float) -> None:
+        """A completed run's time is committed (BaseShadow::terminateJob)."""
+        self.set("TerminationPending", True)
+        since = max(_int(self.ad.evaluate("LastCkptTime")),
+                    _int(self.ad.evaluate("JobCurrentStartDate")))
+        if since > 0:
+            delta = int(now) - since
+            self.set("CommittedTime", _int(self.ad.evaluate("CommittedTime")) + delta)
+            weight = self.ad.evaluate("JobMachineAttrSlotWeight0")
+            weight = float(weight) if type(weight) in (int, float) else 1.0
+            slot_time = self.ad.evaluate("CommittedSlotTime")
+            slot_time = float(slot_time) if type(slot_time) in (int, float) else 0.0
+            self.set("CommittedSlotTime", slot_time + weight * delta)
+        uncommitted = _int(self.ad.evaluate("UncommittedSuspensionTime"))
+        if uncommitted > 0:
+            self.set("CommittedSuspensionTime",
+                     _int(self.ad.evaluate("CommittedSuspensionTime")) + uncommitted)
+            self.set("UncommittedSuspensionTime", 0)
 
     def _stopped(self, now: float) -> ExitDecision:
         request = self.request or Request("vacate")

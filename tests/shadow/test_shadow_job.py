@@ -84,3 +84,22 @@ def test_an_exit_after_a_hold_was_asked_is_still_a_hold() -> None:
     decision = job.job_exit(100, ClassAd({"ExitCode": 0}), T)
     assert decision.exit_code == ShadowExit.JOB_SHOULD_HOLD
     assert job.ad.evaluate("NumJobCompletions") == 0
+
+
+def test_a_completed_run_commits_its_time() -> None:
+    job = shadow_job(f"JobCurrentStartDate = {int(T) - 500}; CommittedTime = 7;"
+                     " JobMachineAttrSlotWeight0 = 2")
+    job.suspend(T - 100)
+    job.unsuspend(T - 60)
+    job.job_exit(100, ClassAd({"ExitCode": 0}), T)
+    assert job.ad.evaluate("CommittedTime") == 507
+    assert job.ad.evaluate("CommittedSlotTime") == 1000.0
+    assert job.ad.evaluate("CommittedSuspensionTime") == 40
+    assert job.ad.evaluate("UncommittedSuspensionTime") == 0
+    assert job.ad.evaluate("TerminationPending") is True
+
+
+def test_a_requeued_run_commits_nothing() -> None:
+    job = shadow_job(f"JobCurrentStartDate = {int(T) - 500}; OnExitRemove = false")
+    job.job_exit(100, ClassAd({"ExitCode": 0}), T)
+    assert "CommittedTime" not in job.ad and "TerminationPending" not in job.ad
