@@ -87,8 +87,21 @@ class FakeStarter:
         self.received: list[Message] = []
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
+        claims: dict[str, tuple[str, str]] = {}  # job -> (claim id, startd address)
+
+        async def exit_later(job: str) -> None:
+            await trio.sleep(3)  # the job takes 3 s to vacate
+            claim_id, startd = claims.pop(job)
+            async with await ctx.connect(startd, "startd") as conn:
+                await conn.send(m.STARTER_EXITED(claim_id=claim_id))
+
         async def handle(msg: Message, conn: Conn) -> None:
             self.received.append(msg)
+            if isinstance(msg, m.STARTER_START):
+                job = f"{msg.job_ad.evaluate('ClusterId')}.{msg.job_ad.evaluate('ProcId')}"
+                claims[job] = (msg.claim_id, str(msg.slot_ad.evaluate("MyAddress")))
+            elif isinstance(msg, m.STARTER_REMOVE) and msg.job in claims:
+                nursery.start_soon(exit_later, msg.job)
             await conn.send(m.OK())
 
         async with trio.open_nursery() as nursery:
@@ -208,3 +221,47 @@ async def test_start_and_job_requirements_are_checked_on_request_claim(
             reply = await conn.request(m.RESCHEDULE())
             assert isinstance(reply, m.FAILED)
             assert isinstance(await conn.request(m.ALIVE(claim_id="bogus")), m.FAILED)
+
+
+async def test_rank_preemption_answers_the_new_claim_once_the_old_job_has_left(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(EPOCH)
+    config = Config.from_text(CONFIG + "SIM_MACHINE_exec2_RANK = TARGET.JobPrio\n")
+    starter = FakeStarter()
+    async with open_inprocess_pool(
+        config, tmp_path,
+        [("collector", Collector), ("starter", lambda: starter), ("startd", Startd)],
+    ) as pool:
+        await trio.sleep(1)
+        old_id = str((await _slots(pool))["slot1@exec2"].evaluate("ClaimId"))
+        low, high = _job(), _job()
+        low["JobPrio"], high["JobPrio"], high["ClusterId"] = 1, 5, 8
+        async with await pool.connect("startd", me="schedd") as conn:
+            reply = await conn.request(m.REQUEST_CLAIM(
+                claim_id=old_id, job_ad=low, scheduler_addr="<127.0.0.1:9700>"))
+            assert isinstance(reply, m.CLAIM_RESPONSE) and reply.accepted
+        async with await pool.connect("startd", me="shadow") as conn:
+            assert isinstance(await conn.request(m.ACTIVATE_CLAIM(
+                claim_id=old_id, job_ad=low, shadow_addr="<127.0.0.1:9701>")), m.OK)
+        slot = (await _slots(pool))["slot1@exec2"]
+        assert slot.evaluate("CurrentRank") == 1.0
+        new_id = str(slot.evaluate("ClaimId"))
+        await trio.sleep(10)
+        asked = trio.current_time()
+        async with await pool.connect("startd", me="schedd") as conn:
+            reply = await conn.request(m.REQUEST_CLAIM(
+                claim_id=new_id, job_ad=high, scheduler_addr="<127.0.0.1:9702>"))
+        # the reply came once the vacated job had gone (3 s), with the slot claimed anew
+        assert trio.current_time() - asked == 3
+        assert isinstance(reply, m.CLAIM_RESPONSE) and reply.accepted
+        assert reply.slot_ad is not None
+        assert (reply.slot_ad.evaluate("State"), reply.slot_ad.evaluate("Activity"),
+                reply.slot_ad.evaluate("CurrentRank")) == ("Claimed", "Idle", 5.0)
+        removes = [x for x in starter.received if isinstance(x, m.STARTER_REMOVE)]
+        assert [x.job for x in removes] == ["7.0"]
+        history = (tmp_path / "spool" / "startd_history").read_text()
+        assert history.count("*** Offset") == 1 and "ClusterId = 7\n" in history
+        async with await pool.connect("startd", me="schedd") as conn:
+            assert isinstance(await conn.request(m.ALIVE(claim_id=old_id)), m.FAILED)
+            assert isinstance(await conn.request(m.ALIVE(claim_id=new_id)), m.OK)
