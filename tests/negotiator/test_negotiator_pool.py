@@ -41,10 +41,21 @@ def _request(owner: str, count: int, memory: int = 100, prio: int = 0) -> ClassA
 class FakeSchedd:
     """Serves the negotiation protocol with fixed resource requests; records what it got."""
 
-    def __init__(self, owner: str, requests: list[ClassAd]) -> None:
+    def __init__(self, owner: str, requests: list[ClassAd], claim: bool = False) -> None:
         self.owner = owner
         self.requests = requests
+        self.claim = claim  # claim each match at its startd, as a schedd does
         self.log: list[tuple[float, Message]] = []
+        self.claims: list[m.CLAIM_RESPONSE] = []
+
+    async def _claim(self, ctx: DaemonContext, permit: m.PERMISSION_AND_AD, me: str) -> None:
+        startd = str(permit.slot_ad.evaluate("MyAddress"))
+        async with await ctx.connect(startd, "startd") as conn:
+            reply = await conn.request(m.REQUEST_CLAIM(
+                claim_id=permit.claim_id, job_ad=self.requests[permit.request_index],
+                scheduler_addr=me))
+        assert isinstance(reply, m.CLAIM_RESPONSE)
+        self.claims.append(reply)
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         sent: dict[int, bool] = {}
@@ -57,6 +68,8 @@ class FakeSchedd:
                 first = not sent.get(id(conn), True)
                 sent[id(conn)] = True
                 await conn.send(m.RESOURCE_REQUEST_LIST(requests=self.requests if first else []))
+            elif isinstance(msg, m.PERMISSION_AND_AD) and self.claim:
+                nursery.start_soon(self._claim, ctx, msg, address)
 
         async with trio.open_nursery() as nursery:
             address = await nursery.start(
@@ -155,3 +168,30 @@ async def test_fair_share_splits_the_pool_between_two_submitters(
         for schedd in (alice, bob):
             assert schedd.of(m.REJECTED_WITH_REASON) == []
             assert len(schedd.of(m.END_NEGOTIATE)) == 1
+
+
+async def test_a_match_claims_the_slot_and_a_claimed_idle_slot_is_not_offered_again(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(EPOCH)
+    schedd = FakeSchedd("alice", [_request("alice", 2)], claim=True)
+    config = Config.from_text(CONFIG.replace("SLOTS = 2", "SLOTS = 3").replace(
+        "CPUS = 2", "CPUS = 3"))
+    async with open_inprocess_pool(
+        config, tmp_path,
+        [("collector", Collector), ("startd", Startd), ("schedd", lambda: schedd),
+         ("negotiator", Negotiator)],
+    ) as pool:
+        await trio.sleep(61)
+        # the claim ids the negotiator handed out are the ones the startd accepts
+        assert [c.accepted for c in schedd.claims] == [True, True, True]
+        permits = [(t, p.slot_ad.evaluate("Name")) for t, p in schedd.of(m.PERMISSION_AND_AD)
+                   if isinstance(p, m.PERMISSION_AND_AD)]
+        # at 60 s slots 1 and 2 are Claimed/Idle and skipped; alice's limit is the one
+        # slot she does not use yet
+        assert permits == [(0, "slot1@exec1"), (0, "slot2@exec1"), (60, "slot3@exec1")]
+        async with await pool.connect("collector") as conn:
+            reply = await conn.request(m.QUERY_STARTD_ADS(constraint="", projection=[]))
+        assert isinstance(reply, m.QUERY_RESULT)
+        assert sorted(str(a.evaluate("RemoteUser")) for a in reply.ads) == [
+            "alice@localhost"] * 3
