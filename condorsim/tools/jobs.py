@@ -383,41 +383,57 @@ _PAST = {"hold": "held", "release": "released", "remove": "marked for removal",
 
 
 def _act_main(tool: str, action: str, argv: list[str]) -> int:
+    """condor_hold / release / rm / suspend / continue / vacate_job, with their messages."""
     def body() -> int:
         reason = ""
-        args: list[str] = []
+        procs: list[str] = []
+        targets: list[tuple[str, str]] = []  # (constraint, how condor_rm names it)
         i = 0
         while i < len(argv):
-            if argv[i] == "-reason" and i + 1 < len(argv):
+            a = argv[i]
+            if a == "-reason" and i + 1 < len(argv):
                 reason = argv[i + 1]
-                i += 2
-                continue
-            if argv[i] in ("-all",):
-                args += ["-constraint", "true"]
+                i += 1
+            elif a in ("-constraint", "-const") and i + 1 < len(argv):
+                expr = argv[i + 1]
+                selection(["-constraint", expr])  # checks the expression
+                targets.append((expr, f" matching constraint ({expr})"))
+                i += 1
+            elif a == "-all":
+                targets.append(("ClusterId >= 0", ""))
+            elif a.startswith("-"):
+                raise UsageError(f"Unrecognized option: {a}")
+            elif "." in a:
+                selection([a])
+                procs.append(a)
+            elif a.isdigit():
+                targets.append((f"ClusterId == {a}", f" in cluster {a}"))
             else:
-                args.append(argv[i])
+                targets.append((f'Owner == "{a}"', f' of user "{a}"'))
             i += 1
-        ids, constraint = selection(args)
-        if not ids and not constraint:
-            raise UsageError("no jobs named (give job ids, owners or -constraint)")
+        if not procs and not targets:
+            raise UsageError("You did not specify any jobs")
         user, past, status = getpass.getuser(), _PAST[action], 0
-        for text in ids:
-            _, _, reply = _ask(m.ACT_ON_JOBS(action=action, ids=[text], constraint="",
+        word = {"remove": "remove"}.get(action, action)
+        if procs:
+            _, _, reply = _ask(m.ACT_ON_JOBS(action=action, ids=procs, constraint="",
                                              reason=reason, owner=user))
-            ok = isinstance(reply, m.ACT_RESULT) and reply.done and not reply.errors
-            if "." in text:
-                print(f"Job {text} {past}" if ok else f"Couldn't find/{action} job {text}")
-            else:
-                print(f"All jobs in cluster {text} have been {past}" if ok
-                      else f"Couldn't find/{action} all jobs in cluster {text}")
-            status |= 0 if ok else 1
-        if constraint:
+            if not isinstance(reply, m.ACT_RESULT):
+                raise ToolError(reply.reason if isinstance(reply, m.FAILED) else "no answer")
+            for jid in reply.done:
+                print(f"Job {jid} {past}")
+            for error in reply.errors:
+                print(error, file=sys.stderr)
+            status |= 1 if reply.errors else 0
+        for constraint, named in targets:
             _, _, reply = _ask(m.ACT_ON_JOBS(action=action, ids=[], constraint=constraint,
                                              reason=reason, owner=user))
             ok = isinstance(reply, m.ACT_RESULT) and bool(reply.done) and not reply.errors
-            print(f"Jobs matching constraint {constraint} have been {past}" if ok
-                  else f"Couldn't find/{action} all jobs matching constraint {constraint}")
-            status |= 0 if ok else 1
+            if ok:
+                print(f"All jobs{named} have been {past}")
+            else:
+                print(f"Couldn't find/{word} all jobs{named}", file=sys.stderr)
+                status = 1
         return status
     return _run(tool, body)
 

@@ -261,27 +261,32 @@ class JobQueue:
         if not self.may_change(job, user):
             return f"Permission denied to {action} job {job_str(job)}"
         status = self.status(job)
-        by = f"(by user {user})"
+        # As the schedd's actOnJobs: the tool's reason (default "via condor_<tool>") plus
+        # who asked.
+        tool = {"remove": "rm", "vacate": "vacate_job"}.get(action, action)
+        why = f"{reason or f'via condor_{tool}'} (by user {user})"
         running = job in self.has_shadow
+        jid = job_str(job)
         if action == "hold":
-            if status in (JobStatus.HELD, JobStatus.COMPLETED) or (
-                    status == JobStatus.REMOVED and running):
-                return f"Job {job_str(job)} is already {'held' if status == 5 else 'finished'}"
-            self.hold(job, reason or f"via condor_hold {by}", HoldCode.USER_REQUEST, 0, now)
+            if status == JobStatus.HELD:
+                return f"Job {jid} already held"
+            if status in (JobStatus.REMOVED, JobStatus.COMPLETED):
+                return f"Job {jid} already finished"
+            self.hold(job, why, HoldCode.USER_REQUEST, 0, now)
         elif action == "release":
             if status != JobStatus.HELD:
-                return f"Job {job_str(job)} not held to be released"
-            self.release(job, reason or f"via condor_release {by}", now)
+                return f"Job {jid} not held to be released"
+            self.release(job, why, now)
             return None
         elif action == "remove":
             if status == JobStatus.REMOVED:
-                return f"Job {job_str(job)} already marked for removal"
+                return f"Job {jid} already being removed"
             if status == JobStatus.COMPLETED:
-                return f"Job {job_str(job)} already completed"
-            self.remove(job, reason or f"via condor_rm {by}", now)
+                return f"Job {jid} already completed"
+            self.remove(job, why, now)
         elif not running:
             verb = {"suspend": "suspended", "continue": "continued", "vacate": "vacated"}
-            return f"Job {job_str(job)} is not running and cannot be {verb[action]}"
+            return f"Job {jid} not running to be {verb[action]}"
         if running:
             out.to_shadow.append((job, action))
         return None

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from condorsim.classad import ClassAd
+from condorsim.tools import jobs
 from condorsim.tools.jobs import (
     COMMANDS,
     UsageError,
@@ -15,6 +18,9 @@ from condorsim.tools.jobs import (
     format_totals,
     selection,
 )
+from condorsim.wire import Message
+from condorsim.wire import messages as m
+from daemons.schedd.queue import JobQueue
 
 T0 = 1_767_225_600  # 2026-01-01 00:00 UTC
 
@@ -72,3 +78,58 @@ def test_the_commands_table_names_every_tool() -> None:
     assert set(COMMANDS) == {"submit", "q", "history", "hold", "release", "rm", "qedit",
                              "suspend", "continue", "vacate"}
     assert all(callable(fn) and summary for fn, summary in COMMANDS.values())
+
+
+class _QueueSchedd:
+    """The schedd's own queue logic behind the tools' one network call (the edge)."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.q = JobQueue(tmp_path / "spool")
+        self.q.open(T0)
+        self.iwd = str(tmp_path)
+
+    def ask(self, msg: Message) -> tuple[str, str, Message | None]:
+        now = T0 + 5
+        reply: Message
+        if isinstance(msg, m.SUBMIT_JOBS):
+            ids = self.q.submit(msg.owner, msg.text, msg.iwd, msg.source, now)
+            reply = m.SUBMIT_RESULT(cluster=ids[0][0], procs=len(ids))
+        elif isinstance(msg, m.ACT_ON_JOBS):
+            out = self.q.act(msg.action, list(msg.ids), msg.constraint, msg.reason, msg.owner,
+                             now)
+            reply = m.ACT_RESULT(done=out.done, errors=out.errors)
+        elif isinstance(msg, m.QEDIT):
+            out = self.q.qedit(list(msg.ids), msg.constraint, msg.attr, msg.value, msg.owner,
+                               now)
+            reply = m.ACT_RESULT(done=out.done, errors=out.errors)
+        else:
+            assert isinstance(msg, m.QUERY_JOB_ADS)
+            reply = m.QUERY_RESULT(ads=self.q.query(msg.constraint, list(msg.projection), now))
+        return "schedd@localhost", "<127.0.0.1:1>", reply
+
+
+def test_tools_print_what_condor_hold_and_rm_print(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schedd = _QueueSchedd(tmp_path)
+    monkeypatch.setattr(jobs, "_ask", schedd.ask)
+    monkeypatch.setattr(jobs.getpass, "getuser", lambda: "alice")
+    sub = tmp_path / "job.sub"
+    sub.write_text("executable = /bin/sleep\nqueue 3\n")
+    assert COMMANDS["submit"][0]([str(sub)]) == 0
+    assert capsys.readouterr().out == "Submitting job(s)...\n3 job(s) submitted to cluster 1.\n"
+    assert COMMANDS["hold"][0](["1.0", "-reason", "wait"]) == 0
+    assert capsys.readouterr().out == "Job 1.0 held\n"
+    assert schedd.q.jobs[(1, 0)].evaluate("HoldReason") == "wait (by user alice)"
+    assert COMMANDS["hold"][0](["1.0"]) == 1
+    assert capsys.readouterr().err == "Job 1.0 already held\n"
+    assert COMMANDS["release"][0](["alice"]) == 1  # 1.1 and 1.2 were not held
+    assert capsys.readouterr().err == 'Couldn\'t find/release all jobs of user "alice"\n'
+    assert COMMANDS["qedit"][0](["1", "Foo", "2"]) == 0
+    assert capsys.readouterr().out == 'Set attribute "Foo" for 3 matching jobs.\n'
+    assert COMMANDS["rm"][0](["-constraint", "Foo == 2"]) == 0
+    assert capsys.readouterr().out == \
+        "All jobs matching constraint (Foo == 2) have been marked for removal\n"
+    assert COMMANDS["rm"][0](["7"]) == 1
+    assert capsys.readouterr().err == "Couldn't find/remove all jobs in cluster 7\n"
+    assert COMMANDS["rm"][0]([]) == 1

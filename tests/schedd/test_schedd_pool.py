@@ -104,7 +104,7 @@ async def test_a_restarted_schedd_finds_every_job(
         assert isinstance(before, m.QUERY_RESULT) and isinstance(after, m.QUERY_RESULT)
         assert len(after.ads) == 6
         assert [_attrs(a) for a in after.ads] == [_attrs(a) for a in before.ads]
-        assert _attrs(after.ads[2])["holdreason"] == '"why"'
+        assert _attrs(after.ads[2])["holdreason"] == '"why (by user alice)"'
         reply = await _ask(pool, _sub(tmp_path, 1))
         assert reply == m.SUBMIT_RESULT(cluster=4, procs=1)
 
