@@ -113,7 +113,7 @@ def test_tools_print_what_condor_hold_and_rm_print(
 ) -> None:
     schedd = _QueueSchedd(tmp_path)
     monkeypatch.setattr(jobs, "_ask", schedd.ask)
-    monkeypatch.setattr(jobs.getpass, "getuser", lambda: "alice")
+    monkeypatch.setattr("getpass.getuser", lambda: "alice")
     sub = tmp_path / "job.sub"
     sub.write_text("executable = /bin/sleep\nqueue 3\n")
     assert COMMANDS["submit"][0]([str(sub)]) == 0
