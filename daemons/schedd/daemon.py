@@ -353,7 +353,7 @@ class Schedd:
         if isinstance(msg, m.SEND_RESOURCE_REQUEST_LIST):
             batch = session.pending[: max(0, msg.count)]
             session.pending = session.pending[len(batch):]
-            session.requests.extend(batch)
+            session.requests = batch  # request_index counts within the latest list
             return m.RESOURCE_REQUEST_LIST(requests=[r.ad for r in batch])
         if isinstance(msg, m.END_NEGOTIATE):
             del self._sessions[key]
