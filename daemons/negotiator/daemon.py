@@ -226,50 +226,21 @@ class Negotiator:
             return outcome
         ad = ClassAd({"Name": name, "AutoClusterAttrs": ",".join(attrs),
                       "SubmitterUserPrio": eup, "SubmitterLimit": limit})
-        weights = self.policy.use_slot_weights
         with trio.move_on_after(self._per_submitter) as scope:
             try:
                 async with await self._ctx.connect(address, "schedd") as conn:
                     await conn.send(m.NEGOTIATE(submitter=name, ad=ad))
-                    done = False
-                    while not done:
+                    more = True
+                    while more and not outcome.limited:
                         reply = await conn.request(
                             m.SEND_RESOURCE_REQUEST_LIST(count=self._list_size))
                         if not isinstance(reply, m.RESOURCE_REQUEST_LIST) or not reply.requests:
                             break
-                        done = len(reply.requests) < self._list_size
+                        more = len(reply.requests) >= self._list_size
                         for index, request in enumerate(reply.requests):
-                            count = request.evaluate("_condor_RESOURCE_COUNT")
-                            wanted = count if type(count) is int and count > 0 else 1
-                            for _ in range(wanted):
-                                if outcome.used >= limit:
-                                    # the limit is reached: stop, no rejection (HTCondor's
-                                    # "Reached submitter resource limit")
-                                    outcome.limited = done = True
-                                    break
-                                cands = mm.candidates(request, name, eup)
-                                if not cands:
-                                    stats.rejections += 1
-                                    await conn.send(m.REJECTED_WITH_REASON(
-                                        reason=NO_MATCH, request_index=index))
-                                    break
-                                best = cands[0]
-                                weight = slot_weight(best.slot, weights)
-                                if outcome.used + weight > limit + 1e-9:
-                                    outcome.limited = done = True
-                                    stats.rejections += 1
-                                    await conn.send(m.REJECTED_WITH_REASON(
-                                        reason=LIMIT_REACHED, request_index=index))
-                                    break
-                                del mm.slots[best.name]  # matched: gone for this cycle
-                                outcome.used += weight
-                                stats.matches += 1
-                                self._ctx.log.info("matched", submitter=name, slot=best.name,
-                                                   preemption=best.preemption.name)
-                                await conn.send(m.PERMISSION_AND_AD(
-                                    claim_id=best.claim_id, slot_ad=best.slot,
-                                    request_index=index))
-                            if done and outcome.limited:
+                            await self._serve_request(conn, request, index, name, eup, limit,
+                                                      mm, outcome, stats)
+                            if outcome.limited:
                                 break
                     await conn.send(m.END_NEGOTIATE())
             except _NET_ERRORS as e:
@@ -277,3 +248,41 @@ class Negotiator:
         if scope.cancelled_caught:
             self._ctx.log.warning("negotiation_timed_out", submitter=name)
         return outcome
+
+    async def _serve_request(self, conn: Conn, request: ClassAd, index: int, name: str,
+                             eup: float, limit: float, mm: Matchmaker, outcome: _Outcome,
+                             stats: CycleStats) -> None:
+        """Match up to ``_condor_RESOURCE_COUNT`` slots to one resource request.
+
+        The candidates are ranked once: the jobs of a request are alike, and matching only
+        removes slots. Sets ``outcome.limited`` when the submitter's limit stops it.
+        """
+        count = request.evaluate("_condor_RESOURCE_COUNT")
+        wanted = count if type(count) is int and count > 0 else 1
+        weights = self.policy.use_slot_weights
+        ranked = iter(mm.candidates(request, name, eup))
+        for _ in range(wanted):
+            if outcome.used >= limit:
+                # the limit is reached: stop, no rejection (HTCondor's "Reached submitter
+                # resource limit")
+                outcome.limited = True
+                return
+            best = next((c for c in ranked if c.name in mm.slots), None)
+            if best is None:
+                stats.rejections += 1
+                await conn.send(m.REJECTED_WITH_REASON(reason=NO_MATCH, request_index=index))
+                return
+            weight = slot_weight(best.slot, weights)
+            if outcome.used + weight > limit + 1e-9:
+                outcome.limited = True
+                stats.rejections += 1
+                await conn.send(m.REJECTED_WITH_REASON(reason=LIMIT_REACHED,
+                                                       request_index=index))
+                return
+            mm.take(best)
+            outcome.used += weight
+            stats.matches += 1
+            self._ctx.log.info("matched", submitter=name, slot=best.name,
+                               preemption=best.preemption.name)
+            await conn.send(m.PERMISSION_AND_AD(claim_id=best.claim_id, slot_ad=best.slot,
+                                                request_index=index))

@@ -207,14 +207,17 @@ class Matchmaker:
         keyed.sort(key=lambda pair: pair[0])
         return [match for _, match in keyed]
 
+    def take(self, match: Match) -> None:
+        """Remove a matched slot for the rest of the cycle."""
+        self.slots.pop(match.name, None)
+
     def find_match(self, job: ClassAd, submitter: str, submitter_eup: float) -> Match | None:
         """The best slot for ``job``, removed from this cycle; None if no slot may take it."""
         found = self.candidates(job, submitter, submitter_eup)
         if not found:
             return None
-        best = found[0]
-        del self.slots[best.name]
-        return best
+        self.take(found[0])
+        return found[0]
 
 
 def significant_attributes(slots: Iterable[ClassAd], exprs: Iterable[ExprTree | None]) -> list[str]:

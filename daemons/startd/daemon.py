@@ -125,18 +125,29 @@ class Startd:
     # -- policy ----------------------------------------------------------------------------
 
     async def _policy_loop(self) -> None:
+        """Tick the slots whose lease is due, and every slot at each poll when needed."""
         assert self.state is not None
+        next_poll = trio.current_time() + self._polling
         while True:
             now = trio.current_time()
             wake = self.state.next_deadline() or math.inf
-            if self._needs_polling or any(
-                    s.activity.value in ("Retiring", "Vacating") for s in self.state.slots):
-                wake = min(wake, now + self._polling)
-            with trio.move_on_at(wake):
-                await self._wakeup.wait()
-            self._wakeup = trio.Event()
+            polling = self._needs_polling or any(
+                s.activity.value in ("Retiring", "Vacating", "Killing") for s in self.state.slots)
+            if polling:
+                next_poll = max(next_poll, now) if next_poll > now else now + self._polling
+                wake = min(wake, next_poll)
+            if wake > now:
+                with trio.move_on_at(wake):
+                    await self._wakeup.wait()
+                self._wakeup = trio.Event()
             now = trio.current_time()
+            poll_due = polling and now >= next_poll
+            if poll_due:
+                next_poll = now + self._polling
             for slot in self.state.slots:
+                deadline = slot.next_deadline()
+                if not poll_due and (deadline is None or deadline > now):
+                    continue
                 actions = slot.tick(now)
                 if actions or slot.ad_changed or slot.transitions:
                     await self._after(slot, actions)

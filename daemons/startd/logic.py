@@ -38,6 +38,7 @@ class StartdState:
         for machine in machines:
             for n in range(1, machine.slots + 1):
                 self.slots.append(Slot(machine, n, now, self._claim_id, lease_duration))
+        self._by_name = {slot.name: slot for slot in self.slots}
 
     def _claim_id(self, slot: Slot) -> str:
         # HTCondor's claim ids look like "<addr>#<startd birthday>#<sequence>#..."
@@ -46,11 +47,8 @@ class StartdState:
 
     def slot_for_claim(self, claim_id: str) -> Slot | None:
         """The slot that offers, holds or waits for ``claim_id``; the id names its slot."""
-        name = claim_id.rsplit("#", 1)[-1]
-        for slot in self.slots:
-            if slot.name == name and slot.owns(claim_id):
-                return slot
-        return None
+        slot = self._by_name.get(claim_id.rsplit("#", 1)[-1])
+        return slot if slot is not None and slot.owns(claim_id) else None
 
     def slot_ad(self, slot: Slot, now: float) -> ClassAd:
         """The full slot ad the collector gets."""

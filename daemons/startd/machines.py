@@ -42,6 +42,7 @@ class MachineSpec:
     memory: int  # MB
     disk: int  # KB
     clock_offset: int = 0
+    killing_timeout: int = 30  # KILLING_TIMEOUT: a starter that ignores a kill is given up
     policy: dict[str, ExprTree] = field(default_factory=dict)
     extra_attrs: ClassAd = field(default_factory=ClassAd)
 
@@ -104,7 +105,8 @@ def read_machine(config: Config, name: str) -> MachineSpec:
             raise MachineConfigError(f"{prefix}ATTRS = {attrs_text!r} is not a ClassAd: {e}") \
                 from None
     return MachineSpec(name=name, slots=slots, cpus=cpus, memory=memory, disk=disk,
-                       clock_offset=offset, policy=policy, extra_attrs=extra)
+                       clock_offset=offset, killing_timeout=_int(config, "KILLING_TIMEOUT", 30),
+                       policy=policy, extra_attrs=extra)
 
 
 def read_machines(config: Config) -> list[MachineSpec]:

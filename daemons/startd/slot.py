@@ -318,7 +318,9 @@ class Slot:
 
     def next_deadline(self) -> float | None:
         """When the claim lease lapses (the runner calls :meth:`tick` then)."""
-        times = [c.lease_deadline for c in (self.claim, self.preempting) if c is not None]
+        times = [self.preempting.lease_deadline] if self.preempting is not None else []
+        if self.claim is not None and self.state == State.CLAIMED:
+            times.append(self.claim.lease_deadline)  # a claim being preempted is ending
         return min(times) if times else None
 
     # -- preemption ------------------------------------------------------------------------
@@ -386,6 +388,16 @@ class Slot:
                     self._eval("CONTINUE", job, now)):
                 self._go(Event.CONTINUE, now)
                 actions.append(SuspendJob(claim.claim_id, claim.job_id(), False))
+        elif self.state == State.PREEMPTING and self.activity == Activity.KILLING:
+            if now - self.entered_activity >= self.machine.killing_timeout:
+                # the starter never reported the job gone: give it up (HTCondor kills
+                # the starter when KILLING_TIMEOUT expires)
+                if job is not None:
+                    actions.append(WriteHistory(job))
+                claim.job_ad = None
+                claim.starter_ad = ClassAd()
+                self._go(Event.JOB_DONE, now)
+                actions += self._preemption_over(now)
         elif self.state == State.PREEMPTING and self.activity == Activity.VACATING:
             vacate_time = self._eval("MachineMaxVacateTime", job, now)
             limit = vacate_time if type(vacate_time) in (int, float) else 600

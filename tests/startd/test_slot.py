@@ -186,3 +186,20 @@ def test_machines_split_resources_and_bad_knobs_name_themselves() -> None:
         read_machine(Config.from_text("SIM_MACHINE_a_SLOTS = 0"), "a")
     with pytest.raises(MachineConfigError, match="SIM_MACHINE_a_ATTRS"):
         read_machine(Config.from_text("SIM_MACHINE_a_ATTRS = [ x = ]"), "a")
+
+
+def test_a_claim_being_preempted_has_no_lease_deadline_left() -> None:
+    slot = _slot(lease=600)
+    claim_id = _claim_and_run(slot, _job())
+    assert slot.next_deadline() == T0 + 600
+    slot.release(claim_id, T0 + 10)
+    assert _where(slot) == (State.PREEMPTING, Activity.VACATING)
+    assert slot.next_deadline() is None  # the job's exit, not a lease, ends it
+    assert slot.tick(T0 + 610) == []
+    assert _where(slot) == (State.PREEMPTING, Activity.KILLING)  # MachineMaxVacateTime 600
+    # a starter that never reports the job gone is given up after KILLING_TIMEOUT (30 s)
+    slot.tick(T0 + 639)
+    assert _where(slot) == (State.PREEMPTING, Activity.KILLING)
+    actions = slot.tick(T0 + 640)
+    assert [type(a).__name__ for a in actions] == ["WriteHistory"]
+    assert _where(slot) == (State.UNCLAIMED, Activity.IDLE)
