@@ -3,8 +3,9 @@
 How this works
 --------------
 :class:`StartdState` builds the slots from the machine specs, makes claim ids, finds
-the slot of a claim id, and adds the startd-wide attributes (MyAddress, StartdIpAddr,
-the OS, the domains, ...) to each slot ad. The runner feeds it messages and ticks with
+the slot of a claim id, and gives each slot the startd-wide attributes (MyAddress, StartdIpAddr,
+the OS, the domains, ...) its ad carries -- the same ad the slot's own policy and claim
+checks see. The runner feeds it messages and ticks with
 ``now`` and carries out the actions the slots return. :func:`history_record` renders a
 job ad as the startd history file holds it: the ad in long form followed by a banner
 line.
@@ -34,10 +35,16 @@ class StartdState:
         self.filesystem_domain = filesystem_domain
         self.start_time = int(now)
         self._seq = 0
+        common = ClassAd(STATIC_ATTRS)
+        common.update({
+            "MyAddress": address, "StartdIpAddr": address, "UidDomain": uid_domain,
+            "FileSystemDomain": filesystem_domain, "DaemonStartTime": self.start_time,
+        })
         self.slots: list[Slot] = []
         for machine in machines:
             for n in range(1, machine.slots + 1):
-                self.slots.append(Slot(machine, n, now, self._claim_id, lease_duration))
+                self.slots.append(Slot(machine, n, now, self._claim_id, lease_duration,
+                                       common=common))
         self._by_name = {slot.name: slot for slot in self.slots}
 
     def _claim_id(self, slot: Slot) -> str:
@@ -53,14 +60,7 @@ class StartdState:
     def slot_ad(self, slot: Slot, now: float) -> ClassAd:
         """The full slot ad the collector gets."""
         ad = slot.ad(now)
-        for name, value in STATIC_ATTRS.items():
-            if name not in slot.machine.extra_attrs:
-                ad[name] = value
-        ad.update({
-            "MyAddress": self.address, "StartdIpAddr": self.address,
-            "UidDomain": self.uid_domain, "FileSystemDomain": self.filesystem_domain,
-            "DaemonStartTime": self.start_time, "MyCurrentTime": int(now),
-        })
+        ad["MyCurrentTime"] = int(now)
         return ad
 
     def next_deadline(self) -> float | None:

@@ -114,8 +114,10 @@ class Slot:
     """A slot's state machine. ``make_claim_id`` gives a fresh, unique claim id."""
 
     def __init__(self, machine: MachineSpec, slot_id: int, now: float,
-                 make_claim_id: Callable[[Slot], str], lease_duration: float) -> None:
+                 make_claim_id: Callable[[Slot], str], lease_duration: float,
+                 common: ClassAd | None = None) -> None:
         self.machine = machine
+        self.common = common if common is not None else ClassAd()
         self.slot_id = slot_id
         self.name = f"slot{slot_id}@{machine.name}"
         self.cpus, self.memory, self.disk = machine.slot_share()
@@ -177,10 +179,10 @@ class Slot:
     # -- the slot ad ---------------------------------------------------------------------
 
     def ad(self, now: float) -> ClassAd:
-        """The slot ad as sent to the collector (without the startd-wide attributes)."""
+        """The slot ad: the startd-wide attributes, the machine's ATTRS, then the slot's own."""
         busy = self.activity in (Activity.BUSY, Activity.RETIRING) or (
             self.state == State.PREEMPTING and self.job_running)
-        ad = ClassAd()
+        ad = self.common.copy()
         ad.update(self.machine.extra_attrs)
         ad.update({
             "MyType": "Machine", "TargetType": "Job", "Name": self.name,

@@ -214,6 +214,13 @@ async def test_start_and_job_requirements_are_checked_on_request_claim(
                 claim_id=str(slots["slot1@exec1"].evaluate("ClaimId")),
                 job_ad=_job("bob", "TARGET.Memory > 100000"), scheduler_addr="<127.0.0.1:9700>"))
             assert isinstance(reply, m.CLAIM_RESPONSE) and not reply.accepted
+            # the startd checks the job against the same full ad the collector has
+            reply = await conn.request(m.REQUEST_CLAIM(
+                claim_id=str(slots["slot2@exec1"].evaluate("ClaimId")),
+                job_ad=_job("bob", 'TARGET.OpSys == "LINUX" && TARGET.Arch == "X86_64" && '
+                            'TARGET.HasFileTransfer && TARGET.UidDomain == "example.org"'),
+                scheduler_addr="<127.0.0.1:9700>"))
+            assert isinstance(reply, m.CLAIM_RESPONSE) and reply.accepted, reply
             reply = await conn.request(m.REQUEST_CLAIM(
                 claim_id="bogus", job_ad=_job(), scheduler_addr="<127.0.0.1:9700>"))
             assert isinstance(reply, m.CLAIM_RESPONSE) and not reply.accepted
