@@ -135,7 +135,9 @@ class Negotiator:
                 continue
             self._wakeup = trio.Event()
             ready = trio.Event()
-            self._ctx.at_end_of_instant(("negotiator", "cycle"), ready.set)
+            # keys are (time, text) across the pool (the schedd's claim reuse uses them too)
+            self._ctx.at_end_of_instant((int(trio.current_time()), "negotiator cycle"),
+                                        ready.set)
             await ready.wait()
             self.schedule.cycle_started(trio.current_time())
             try:
