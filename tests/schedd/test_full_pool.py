@@ -1,0 +1,65 @@
+"""A job's whole life with every real daemon in one in-process pool: submit, negotiate,
+claim, run (a simulated ``sleep 60``), complete and leave for history; the user log tells
+the story."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+import trio.testing
+
+from condorsim.config import Config
+from condorsim.eventlog import read_events
+from condorsim.runtime.inproc import open_inprocess_pool
+from condorsim.wire import messages as m
+from daemons.collector.daemon import Collector
+from daemons.negotiator.daemon import Negotiator
+from daemons.schedd.daemon import Schedd
+from daemons.shadow.daemon import Shadow
+from daemons.startd.daemon import Startd
+from daemons.starter.daemon import Starter
+
+T0 = 1_767_225_600
+CONFIG = """
+COLLECTOR_HOST = 127.0.0.1:9300
+SIM_MACHINES = exec1
+SIM_MACHINE_exec1_CPUS = 2
+SIM_MACHINE_exec1_MEMORY = 2048
+NEGOTIATOR_INTERVAL = 60
+UID_DOMAIN = example.org
+"""
+
+
+async def test_jobs_run_to_completion_through_every_daemon(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(T0)
+    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
+    daemons = [("collector", Collector), ("negotiator", Negotiator), ("schedd", Schedd),
+               ("shadow", Shadow), ("startd", Startd), ("starter", Starter)]
+    text = ("executable = /bin/sleep\narguments = 60\nlog = job.log\nrequest_memory = 100\n"
+            "queue 3\n")
+    async with open_inprocess_pool(config, tmp_path, daemons) as pool:  # type: ignore[arg-type]
+        start = trio.current_time()
+        async with await pool.connect("schedd") as conn:
+            reply = await conn.request(m.SUBMIT_JOBS(owner="alice", text=text,
+                                                     iwd=str(tmp_path), source="job.sub"))
+            assert reply == m.SUBMIT_RESULT(cluster=1, procs=3)
+        await trio.sleep(1200)
+        async with await pool.connect("schedd") as conn:
+            left = await conn.request(m.QUERY_JOB_ADS(constraint="", projection=[]))
+            hist = await conn.request(m.QUERY_HISTORY(constraint="", projection=[], limit=0))
+    assert isinstance(left, m.QUERY_RESULT) and isinstance(hist, m.QUERY_RESULT)
+    assert left.ads == []
+    assert sorted(a.evaluate("ProcId") for a in hist.ads) == [0, 1, 2]
+    assert all(a.evaluate("JobStatus") == 4 and a.evaluate("ExitCode") == 0 for a in hist.ads)
+    events = read_events(tmp_path / "job.log")
+    per_job = {p: [(e.type, e.timestamp - start) for e in events if e.proc == p]
+               for p in range(3)}
+    # Two slots: 1.0 and 1.1 match at the first cycle; 1.2 takes a freed claim at once.
+    assert per_job[0] == [("SUBMIT", 0), ("EXECUTE", 60), ("IMAGE_SIZE", 68),
+                          ("JOB_TERMINATED", 120)]
+    assert per_job[2] == [("SUBMIT", 0), ("EXECUTE", 120), ("IMAGE_SIZE", 128),
+                          ("JOB_TERMINATED", 180)]
+    assert [a.evaluate("CompletionDate") - start for a in hist.ads] == [180, 120, 120]
