@@ -114,7 +114,7 @@ class PoolClient:
         if "schedd" not in getattr(self.master, "children", {}):
             return []
         msg: Message = (
-            m.QUERY_HISTORY(constraint="", projection=projection or [], limit=-1)
+            m.QUERY_HISTORY(constraint="", projection=projection or [], limit=0)
             if history else m.QUERY_JOB_ADS(constraint="", projection=projection or [])
         )
         reply = await self.schedd_request(msg)

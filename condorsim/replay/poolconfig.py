@@ -20,6 +20,8 @@ from pathlib import Path
 
 from condorsim.scenario import Scenario
 
+CONFIG_HEADER = "# condor_config for the replay of"
+
 # DAEMON_LIST entries of a scenario's pool, in the order condor_master starts them.
 POOL_DAEMONS = ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD")
 ROUTER_DAEMONS = ("JOB_ROUTER",)
@@ -72,7 +74,7 @@ def machine_knobs(scenario: Scenario) -> dict[str, str]:
 
 def config_text(scenario: Scenario, run_dir: Path) -> str:
     """The whole condor_config of a scenario's pool running in ``run_dir``."""
-    out = [f"# condor_config for the replay of {scenario.source}, written by condorsim replay.\n"]
+    out = [f"{CONFIG_HEADER} {scenario.source}, written by condorsim replay.\n"]
     base = {
         "LOCAL_DIR": str(run_dir),
         "LOG": "$(LOCAL_DIR)/log",

@@ -37,13 +37,13 @@ from condorsim.runtime.logs import daemon_logger
 from condorsim.runtime.network import Endpoint, TcpNetwork
 from condorsim.runtime.participant import Participant
 from condorsim.runtime.trace import Tracer
-from condorsim.scenario import END, QUIET, Scenario, load_scenario
+from condorsim.scenario import END, QUIET, Scenario, ScenarioError, load_scenario
 from condorsim.scenario.checks import ExpectResult, results_json
 
 from .client import PoolClient, PoolUnreachable
 from .driver import Driver
 from .instants import Instants, ReplayHost
-from .poolconfig import make_run_dir
+from .poolconfig import CONFIG_HEADER, make_run_dir
 from .progress import Progress
 from .view import snapshot
 
@@ -86,7 +86,7 @@ def replay(path_or_scenario: str | Path | Scenario, *, keep: Path | None = None,
     """
     scenario = (path_or_scenario if isinstance(path_or_scenario, Scenario)
                 else load_scenario(path_or_scenario))
-    run_dir = keep.resolve() if keep is not None else \
+    run_dir = _fresh_keep_dir(keep) if keep is not None else \
         Path(tempfile.mkdtemp(prefix="condorsim-replay-"))
     try:
         outcome = _run(scenario, run_dir, progress=progress)
@@ -98,6 +98,23 @@ def replay(path_or_scenario: str | Path | Scenario, *, keep: Path | None = None,
     if json_out is not None:
         json_out.write_text(json.dumps(outcome.json, indent=2) + "\n", encoding="utf-8")
     return outcome
+
+
+def _fresh_keep_dir(keep: Path) -> Path:
+    """``--keep DIR``: a new or empty directory, or an earlier replay's (emptied first: a
+    stale queue or user log would change the run). Anything else is refused."""
+    run_dir = keep.resolve()
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ScenarioError(f"--keep {keep}: not a directory")
+    if run_dir.is_dir() and any(run_dir.iterdir()):
+        config = run_dir / "condor_config"
+        first = config.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0] \
+            if config.is_file() else ""
+        if not first.startswith(CONFIG_HEADER):
+            raise ScenarioError(f"--keep {keep}: the directory is not empty and is not an "
+                                "earlier replay's run directory; give a new one")
+        shutil.rmtree(run_dir)
+    return run_dir
 
 
 def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
