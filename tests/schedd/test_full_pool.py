@@ -63,3 +63,29 @@ async def test_jobs_run_to_completion_through_every_daemon(
     assert per_job[2] == [("SUBMIT", 0), ("EXECUTE", 120), ("IMAGE_SIZE", 128),
                           ("JOB_TERMINATED", 180)]
     assert [a.evaluate("CompletionDate") - start for a in hist.ads] == [180, 120, 120]
+
+
+async def test_a_crontab_job_runs_on_its_schedule_and_is_requeued(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(T0)
+    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
+    daemons = [("collector", Collector), ("negotiator", Negotiator), ("schedd", Schedd),
+               ("shadow", Shadow), ("startd", Startd), ("starter", Starter)]
+    text = ("executable = /bin/sleep\narguments = 30\nlog = cron.log\ncron_minute = */5\n"
+            "on_exit_remove = false\nqueue\n")
+    async with open_inprocess_pool(config, tmp_path, daemons) as pool:  # type: ignore[arg-type]
+        async with await pool.connect("schedd") as conn:
+            await conn.request(m.SUBMIT_JOBS(owner="alice", text=text, iwd=str(tmp_path),
+                                             source="cron.sub"))
+        await trio.sleep(1000)
+        async with await pool.connect("schedd") as conn:
+            q = await conn.request(m.QUERY_JOB_ADS(constraint="", projection=[]))
+    assert isinstance(q, m.QUERY_RESULT)
+    [job] = q.ads
+    events = [(e.type, e.timestamp - T0) for e in read_events(tmp_path / "cron.log")]
+    # Each run starts on a 5-minute boundary and is requeued (004) after its 30 s; the next
+    # DeferralTime was computed at once, and the job already waits on its slot for it.
+    assert [t for kind, t in events if kind == "EXECUTE"] == [300, 600, 900]
+    assert [t for kind, t in events if kind == "JOB_EVICTED"] == [330, 630, 930]
+    assert job.evaluate("DeferralTime") == T0 + 1200 and job.evaluate("JobStatus") == 2
