@@ -18,7 +18,7 @@ from typing import Any
 
 import trio
 
-from condorsim.classad import ClassAd
+from condorsim.classad import ClassAd, ClassAdError
 from condorsim.jobs.codes import JobStatus
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
@@ -269,6 +269,11 @@ class Schedd:
         except ScheddError as e:
             self.ctx.log.warning("request_refused", cmd=msg.command, error=str(e))
             reply = m.FAILED(reason=str(e))
+        except (ClassAdError, ValueError) as e:
+            # A request our checks let through but the ClassAd layer refuses: the peer gets
+            # FAILED, the schedd carries on.
+            self.ctx.log.error("request_failed", cmd=msg.command, error=str(e))
+            reply = m.FAILED(reason=f"{msg.command}: {e}")
         if q.changed:
             self.poke()
         if reply is not None:
