@@ -291,7 +291,8 @@ class Schedd:
             return m.SUBMIT_RESULT(cluster=ids[0][0], procs=len(ids))
         if isinstance(msg, m.ACT_ON_JOBS):
             out = q.act(msg.action, list(msg.ids), msg.constraint, msg.reason, msg.owner, now)
-            if msg.action == "release":
+            if msg.action == "release" and out.done:
+                self.nursery.start_soon(self._reschedule)  # as condor_release asks for one
                 for text in out.done:
                     released = _parse_job(text)
                     if released is not None:
