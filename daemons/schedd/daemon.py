@@ -13,7 +13,6 @@ A bad request is answered with FAILED and logged; the schedd carries on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import trio
@@ -25,26 +24,15 @@ from condorsim.runtime.network import Conn
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
-from .autocluster import AutoClusters, Request
 from .claims import ClaimKeeper
 from .history import read_history
+from .negotiation import Negotiations
 from .policy import evaluate_periodic
 from .queue import JobQueue
 from .running import apply_shadow_ad, recover_after_restart, update_cron
 from .store import JobId, ScheddError, job_str
 
 QUEUE_COMMANDS = ("SUBMIT_JOBS", "ACT_ON_JOBS", "QEDIT", "QUERY_JOB_ADS", "QUERY_HISTORY")
-
-
-@dataclass
-class Session:
-    """One negotiation (one submitter) on one connection."""
-
-    owner: str
-    attrs: str
-    requests: list[Request] = field(default_factory=list)
-    pending: list[Request] = field(default_factory=list)
-    taken: set[JobId] = field(default_factory=set)
 
 
 def _parse_job(text: str) -> JobId | None:
@@ -56,8 +44,6 @@ class Schedd:
     def __init__(self) -> None:
         self.queue: JobQueue | None = None
         self._wakeup = trio.Event()
-        self._sessions: dict[int, Session] = {}
-        self.autoclusters = AutoClusters()
         self._last_owners: set[str] = set()
 
     # -- life cycle
@@ -94,6 +80,9 @@ class Schedd:
                 self.host = self.address
                 self.queue.userlogs.host = self.address
                 self.claims = ClaimKeeper(self)
+                self.negotiations = Negotiations(
+                    self.queue, matched=self.claims.matched, is_pending=self.claims.is_pending,
+                    before=self._cron_all, log=ctx.log)
                 nursery.start_soon(self._update_loop)
                 nursery.start_soon(self._policy_loop)
                 nursery.start_soon(self.claims.alive_loop)
@@ -317,7 +306,7 @@ class Schedd:
             return None
         if isinstance(msg, (m.NEGOTIATE, m.SEND_RESOURCE_REQUEST_LIST, m.PERMISSION_AND_AD,
                             m.REJECTED_WITH_REASON, m.END_NEGOTIATE)):
-            return self._negotiation(msg, conn, now)
+            return self.negotiations.handle(id(conn), msg, now)
         if isinstance(msg, m.SHADOW_UPDATE):
             job = self._job(msg.job)
             if job in q.has_shadow:
@@ -333,58 +322,6 @@ class Schedd:
         if job is None:
             raise ScheddError(f"not a job id: {text!r}")
         return job
-
-    # -- negotiation
-
-    def _negotiation(self, msg: Message, conn: Conn, now: int) -> Message | None:
-        q = self.queue
-        assert q is not None
-        key = id(conn)
-        if isinstance(msg, m.NEGOTIATE):
-            attrs = msg.ad.evaluate("AutoClusterAttrs")
-            owner = msg.submitter.split("@", 1)[0]
-            self._sessions[key] = Session(owner, attrs if isinstance(attrs, str) else "")
-            self._cron_all(now)
-            eligible = [
-                j for j, ad in q.jobs.items()
-                if ad.evaluate("Owner") == owner and q.status(j) == JobStatus.IDLE
-                and j not in q.has_shadow and not self.claims.is_pending(j)
-            ]
-            self._sessions[key].pending = self.autoclusters.requests(
-                q.jobs, eligible, self._sessions[key].attrs)
-            return None
-        session = self._sessions.get(key)
-        if session is None:
-            raise ScheddError(f"{msg.command} outside a negotiation")
-        if isinstance(msg, m.SEND_RESOURCE_REQUEST_LIST):
-            batch = session.pending[: max(0, msg.count)]
-            session.pending = session.pending[len(batch):]
-            session.requests = batch  # request_index counts within the latest list
-            return m.RESOURCE_REQUEST_LIST(requests=[r.ad for r in batch])
-        if isinstance(msg, m.END_NEGOTIATE):
-            del self._sessions[key]
-            return None
-        assert isinstance(msg, (m.PERMISSION_AND_AD, m.REJECTED_WITH_REASON))
-        index = msg.request_index
-        if not 0 <= index < len(session.requests):
-            self.ctx.log.warning("bad_request_index", index=index)
-            return None
-        req = session.requests[index]
-        if isinstance(msg, m.REJECTED_WITH_REASON):
-            for job in req.jobs:
-                if job in q.jobs:
-                    q.store.transient(job, {"LastRejMatchReason": msg.reason,
-                                            "LastRejMatchTime": now})
-            return None
-        for job in req.jobs:
-            if job in session.taken or job not in q.jobs or q.status(job) != JobStatus.IDLE:
-                continue
-            session.taken.add(job)
-            self.claims.matched(job, msg.claim_id, msg.slot_ad, now)
-            break
-        else:
-            self.ctx.log.info("match_unused", claim=msg.claim_id.split("#", 1)[0])
-        return None
 
     # -- used by the claims
 

@@ -1,0 +1,103 @@
+"""The schedd's side of a negotiation, one session per negotiator connection.
+
+How this works
+--------------
+NEGOTIATE opens a session for a submitter: the idle jobs of that owner (no shadow, no
+claim being requested) are grouped into autoclusters, in job priority order. Each
+SEND_RESOURCE_REQUEST_LIST hands out the next ``count`` requests; ``request_index`` of a
+PERMISSION_AND_AD or REJECTED_WITH_REASON counts within the latest list. A match takes
+the first job of the autocluster not yet matched in the session and is passed to
+``matched`` (the claim keeper); a rejection is written into the autocluster's jobs
+(LastRejMatchReason, LastRejMatchTime; in memory only). END_NEGOTIATE closes the session.
+No I/O: the runner feeds messages and sends the replies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from condorsim.classad import ClassAd
+from condorsim.jobs.codes import JobStatus
+from condorsim.wire import Message
+from condorsim.wire import messages as m
+
+from .autocluster import AutoClusters, Request
+from .queue import JobQueue
+from .store import JobId, ScheddError
+
+
+@dataclass
+class Session:
+    """One negotiation (one submitter) on one connection."""
+
+    owner: str
+    attrs: str
+    requests: list[Request] = field(default_factory=list)
+    pending: list[Request] = field(default_factory=list)
+    taken: set[JobId] = field(default_factory=set)
+
+
+class Negotiations:
+    def __init__(self, queue: JobQueue, *,
+                 matched: Callable[[JobId, str, ClassAd, int], None],
+                 is_pending: Callable[[JobId], bool],
+                 before: Callable[[int], None], log: Any) -> None:
+        self.queue = queue
+        self.autoclusters = AutoClusters()
+        self.matched = matched
+        self.is_pending = is_pending
+        self.before = before
+        self.log = log
+        self.sessions: dict[object, Session] = {}
+
+    def handle(self, key: object, msg: Message, now: int) -> Message | None:
+        """Feed one negotiation message of connection ``key``; the reply, if any."""
+        q = self.queue
+        if isinstance(msg, m.NEGOTIATE):
+            attrs = msg.ad.evaluate("AutoClusterAttrs")
+            owner = msg.submitter.split("@", 1)[0]
+            session = Session(owner, attrs if isinstance(attrs, str) else "")
+            self.sessions[key] = session
+            self.before(now)  # CronTab times are brought up to date first
+            eligible = [
+                j for j, ad in q.jobs.items()
+                if ad.evaluate("Owner") == owner and q.status(j) == JobStatus.IDLE
+                and j not in q.has_shadow and not self.is_pending(j)
+            ]
+            session.pending = self.autoclusters.requests(q.jobs, eligible, session.attrs)
+            return None
+        current = self.sessions.get(key)
+        if current is None:
+            raise ScheddError(f"{msg.command} outside a negotiation")
+        session = current
+        if isinstance(msg, m.SEND_RESOURCE_REQUEST_LIST):
+            batch = session.pending[: max(0, msg.count)]
+            session.pending = session.pending[len(batch):]
+            session.requests = batch
+            return m.RESOURCE_REQUEST_LIST(requests=[r.ad for r in batch])
+        if isinstance(msg, m.END_NEGOTIATE):
+            del self.sessions[key]
+            return None
+        if not isinstance(msg, (m.PERMISSION_AND_AD, m.REJECTED_WITH_REASON)):
+            raise ScheddError(f"{msg.command} is not part of a negotiation")
+        index = msg.request_index
+        if not 0 <= index < len(session.requests):
+            self.log.warning("bad_request_index", index=index)
+            return None
+        req = session.requests[index]
+        if isinstance(msg, m.REJECTED_WITH_REASON):
+            for job in req.jobs:
+                if job in q.jobs:
+                    q.store.transient(job, {"LastRejMatchReason": msg.reason,
+                                            "LastRejMatchTime": now})
+            return None
+        for job in req.jobs:
+            if job in session.taken or job not in q.jobs or q.status(job) != JobStatus.IDLE:
+                continue
+            session.taken.add(job)
+            self.matched(job, msg.claim_id, msg.slot_ad, now)
+            return None
+        self.log.info("match_unused", claim=msg.claim_id.split("#", 1)[0])
+        return None

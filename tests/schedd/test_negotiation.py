@@ -1,0 +1,63 @@
+"""The schedd's negotiation sessions without sockets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from condorsim.classad import ClassAd
+from condorsim.wire import messages as m
+from daemons.schedd.negotiation import Negotiations
+from daemons.schedd.queue import JobQueue
+from daemons.schedd.store import ScheddError
+
+T0 = 1_767_225_600
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def warning(self, event: str, **kw: Any) -> None:
+        self.events.append(event)
+
+    info = warning
+
+
+def _setup(tmp_path: Path) -> tuple[JobQueue, Negotiations, list[tuple[Any, ...]], _Log]:
+    q = JobQueue(tmp_path / "spool")
+    q.open(T0)
+    q.submit("alice", "executable = /bin/true\nrequest_memory = 1\nqueue 2\n", "/", "a", T0)
+    q.submit("alice", "executable = /bin/true\nrequest_memory = 2\nqueue 1\n", "/", "b", T0)
+    q.submit("bob", "executable = /bin/true\nqueue 1\n", "/", "c", T0)
+    matched: list[tuple[Any, ...]] = []
+    log = _Log()
+    n = Negotiations(q, matched=lambda *a: matched.append(a), is_pending=lambda j: False,
+                     before=lambda now: None, log=log)
+    return q, n, matched, log
+
+
+def test_requests_by_autocluster_matches_and_rejections(tmp_path: Path) -> None:
+    q, n, matched, log = _setup(tmp_path)
+    assert n.handle("c", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0) is None
+    first = n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=1), T0)
+    assert isinstance(first, m.RESOURCE_REQUEST_LIST)
+    assert [r.evaluate("_condor_RESOURCE_COUNT") for r in first.requests] == [2]
+    slot = ClassAd.parse('[ Name = "slot1@e" ]')
+    for _ in range(3):  # the third match finds no unmatched job of that autocluster
+        n.handle("c", m.PERMISSION_AND_AD(claim_id="c1", slot_ad=slot, request_index=0), T0)
+    assert [a[0] for a in matched] == [(1, 0), (1, 1)] and log.events == ["match_unused"]
+    second = n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=5), T0)
+    assert isinstance(second, m.RESOURCE_REQUEST_LIST) and len(second.requests) == 1
+    n.handle("c", m.REJECTED_WITH_REASON(reason="no match found", request_index=0), T0 + 1)
+    assert q.jobs[(2, 0)].evaluate("LastRejMatchReason") == "no match found"
+    assert q.jobs[(2, 0)].evaluate("LastRejMatchTime") == T0 + 1
+    n.handle("c", m.REJECTED_WITH_REASON(reason="x", request_index=9), T0)
+    assert log.events[-1] == "bad_request_index"
+    empty = n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=5), T0)
+    assert empty == m.RESOURCE_REQUEST_LIST(requests=[])
+    n.handle("c", m.END_NEGOTIATE(), T0)
+    with pytest.raises(ScheddError, match="outside a negotiation"):
+        n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=1), T0)
