@@ -167,6 +167,10 @@ class ClaimKeeper:
 
     def shadow_exit(self, job: JobId, exit_code: int, final: ClassAd, now: int) -> None:
         q = self.queue
+        if job not in q.has_shadow:
+            # A shadow of an earlier schedd life, or a repeated report: nothing runs here.
+            self.ctx.log.info("stale_shadow_exit", job=job_str(job), code=exit_code)
+            return
         claim = self.claim_of(job)
         outcome = shadow_exited(q, job, exit_code, final, now, self.schedd.tz)
         self.ctx.log.info("shadow_exited", job=job_str(job), code=exit_code, outcome=outcome)

@@ -146,3 +146,21 @@ async def test_a_submitter_whose_jobs_are_gone_is_advertised_with_zero_jobs(
         assert isinstance(subs, m.QUERY_RESULT)
         assert [(a.evaluate("Name"), a.evaluate("IdleJobs")) for a in subs.ads] == [
             ("alice@example.org", 0)]
+
+
+async def test_a_shadow_exit_for_a_job_without_a_shadow_changes_nothing(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(T0)
+    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
+    daemons = [("collector", Collector), ("schedd", Schedd)]
+    async with open_inprocess_pool(config, tmp_path, daemons) as pool:  # type: ignore[arg-type]
+        await _ask(pool, _sub(tmp_path, 1))
+        reply = await _ask(pool, m.SHADOW_EXIT(job="1.0", exit_code=100,
+                                               ad=ClassAd.parse("[ ExitCode = 0 ]")))
+        assert reply == m.OK()
+        assert await _ask(pool, m.SHADOW_EXIT(job="x", exit_code=100, ad=ClassAd())) == \
+            m.FAILED(reason="not a job id: 'x'")
+        q = await _ask(pool, m.QUERY_JOB_ADS(constraint="", projection=[]))
+        assert isinstance(q, m.QUERY_RESULT)
+        assert [(a.evaluate("JobStatus"), "ExitCode" in a) for a in q.ads] == [(1, False)]
