@@ -82,7 +82,8 @@ async def test_match_claim_run_reuse_and_release(
     startd = Recorder({"REQUEST_CLAIM": m.CLAIM_RESPONSE(accepted=True, reason="",
                                                          slot_ad=None),
                        "ALIVE": m.OK(), "RELEASE_CLAIM": m.OK()})
-    shadow = Recorder({"SHADOW_START": m.OK(), "SHADOW_HOLD": m.OK()}, ad_type="Shadow")
+    shadow = Recorder({"SHADOW_START": m.OK(), "SHADOW_HOLD": m.OK(), "SHADOW_QEDIT": m.OK()},
+                      ad_type="Shadow")
     config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
     daemons = [("collector", Collector), ("schedd", Schedd), ("startd@exec1", lambda: startd),
                ("shadow", lambda: shadow)]
@@ -104,13 +105,22 @@ async def test_match_claim_run_reuse_and_release(
         async with await pool.connect("schedd", me="shadow") as conn:
             reply = await conn.request(m.SHADOW_UPDATE(job="1.0", ad=ClassAd.parse(
                 "[ ImageSize = 2048 ]")))
-            assert isinstance(reply, m.SHADOW_UPDATE_REPLY)
+            assert reply == m.SHADOW_UPDATE_REPLY(ad=ClassAd())
+            async with await pool.connect("schedd") as tool:
+                edit = await tool.request(m.QEDIT(ids=["1.0"], constraint="", attr="Foo",
+                                                  value="40 + 2", owner="alice"))
+            assert edit == m.ACT_RESULT(done=["1.0"], errors=[])
+            # The shadow is told at once and pulls the change with its next update.
+            reply = await conn.request(m.SHADOW_UPDATE(job="1.0", ad=ClassAd()))
+            assert isinstance(reply, m.SHADOW_UPDATE_REPLY) and str(reply.ad) == \
+                "[ Foo = 40 + 2 ]"
             await trio.sleep(59)
+            assert shadow.commands() == ["SHADOW_START", "SHADOW_QEDIT"]
             assert await conn.request(m.SHADOW_EXIT(job="1.0", exit_code=100, ad=ClassAd.parse(
                 "[ ExitCode = 0 ]"))) == m.OK()
         await trio.sleep(1)
         # The claim is reused for the next idle job at the end of the instant.
-        assert shadow.commands() == ["SHADOW_START", "SHADOW_START"]
+        assert shadow.commands() == ["SHADOW_START", "SHADOW_QEDIT", "SHADOW_START"]
         assert [msg.job_ad.evaluate("ProcId") for _, msg in shadow.got
                 if isinstance(msg, m.SHADOW_START)] == [0, 1]
         async with await pool.connect("schedd") as conn:
