@@ -27,9 +27,10 @@ from condorsim.runtime.network import Conn
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
+from .actions import Action, ClaimGranted, ClaimRefused, StopJob, SuspendJob, WriteHistory
 from .logic import StartdState, history_record
 from .machines import POLICY_KNOBS, read_machines
-from .slot import Action, ClaimGranted, ClaimRefused, Slot, StopJob, SuspendJob, WriteHistory
+from .slot import Slot
 
 _NET_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, ProtocolError,
                ConnectionClosed)

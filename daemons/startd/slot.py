@@ -27,79 +27,22 @@ WANT_VACATE is false), KILL or MachineMaxVacateTime turns vacating into killing.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from condorsim.classad import ClassAd, EvalContext, ExprTree, parse_expr, rank, symmetric_match
 
+from .actions import (
+    Action,
+    Claim,
+    ClaimGranted,
+    ClaimRefused,
+    StopJob,
+    SuspendJob,
+    WriteHistory,
+)
 from .machines import MachineSpec
 from .states import Activity, Event, State, next_state
 
-
-@dataclass(frozen=True)
-class StopJob:
-    """Tell the starter to stop the job of ``claim_id`` (STARTER_REMOVE)."""
-
-    claim_id: str
-    job: str
-
-
-@dataclass(frozen=True)
-class SuspendJob:
-    claim_id: str
-    job: str
-    suspend: bool  # False: continue
-
-
-@dataclass(frozen=True)
-class ClaimGranted:
-    """Answer the waiting REQUEST_CLAIM of ``claim_id`` (a preempting claim took over)."""
-
-    claim_id: str
-
-
-@dataclass(frozen=True)
-class ClaimRefused:
-    claim_id: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class WriteHistory:
-    """Append this job ad to the startd history."""
-
-    job_ad: ClassAd
-
-
-Action = StopJob | SuspendJob | ClaimGranted | ClaimRefused | WriteHistory
-
 _REQUIREMENTS = parse_expr("START")
-
-
-@dataclass
-class Claim:
-    """A claim on the slot: who holds it, its lease, and the job it runs (if any)."""
-
-    claim_id: str
-    request_ad: ClassAd
-    scheduler_addr: str
-    lease_deadline: float
-    rank: float = 0.0
-    job_ad: ClassAd | None = None
-    job_started: float = 0.0
-    starter_ad: ClassAd = field(default_factory=ClassAd)
-
-    @property
-    def user(self) -> str:
-        for attr in ("User", "Owner"):
-            value = self.request_ad.evaluate(attr)
-            if type(value) is str:
-                return value
-        return ""
-
-    def job_id(self) -> str:
-        ad = self.job_ad if self.job_ad is not None else self.request_ad
-        cluster, proc = ad.evaluate("ClusterId"), ad.evaluate("ProcId")
-        return f"{cluster}.{proc}" if type(cluster) is int and type(proc) is int else ""
 
 
 def _true(value: object) -> bool:

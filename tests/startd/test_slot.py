@@ -8,8 +8,9 @@ import pytest
 
 from condorsim.classad import ClassAd
 from condorsim.config import Config
+from daemons.startd.actions import ClaimGranted, StopJob, SuspendJob, WriteHistory
 from daemons.startd.machines import MachineConfigError, read_machine, read_machines
-from daemons.startd.slot import ClaimGranted, Slot, StopJob, SuspendJob, WriteHistory
+from daemons.startd.slot import Slot
 from daemons.startd.states import (
     TRANSITIONS,
     Activity,
