@@ -96,7 +96,8 @@ class Negotiator:
             self._wakeup.set()
             return
         self._ctx.log.warning("unexpected_command", cmd=msg.command, peer=conn.peer)
-        await conn.send(m.FAILED(reason=f"the negotiator does not take {msg.command}"))
+        if not msg.command.startswith("DC_"):  # daemon-control commands have no reply
+            await conn.send(m.FAILED(reason=f"the negotiator does not take {msg.command}"))
 
     # -- the negotiator ad -------------------------------------------------------------
 

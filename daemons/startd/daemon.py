@@ -251,7 +251,8 @@ class Startd:
             await conn.send(m.OK() if ok else m.FAILED(reason="claim id is not valid"))
         else:
             self._ctx.log.warning("unexpected_command", cmd=msg.command, peer=conn.peer)
-            await conn.send(m.FAILED(reason=f"the startd does not take {msg.command}"))
+            if not msg.command.startswith("DC_"):  # daemon-control commands have no reply
+                await conn.send(m.FAILED(reason=f"the startd does not take {msg.command}"))
 
     async def _request_claim(self, msg: m.REQUEST_CLAIM, slot: Slot | None, conn: Conn) -> None:
         assert self.state is not None

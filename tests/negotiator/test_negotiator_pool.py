@@ -120,10 +120,20 @@ async def test_matches_reach_the_schedd_every_negotiator_interval(
         assert isinstance(negotiate, m.NEGOTIATE) and negotiate.submitter == "alice@localhost"
         attrs = str(negotiate.ad.evaluate("AutoClusterAttrs")).split(",")
         assert "JobPrio" in attrs
+        # the negotiator ad: at start, then every NEGOTIATOR_UPDATE_INTERVAL
+        await trio.sleep(601 - 150)
+        ads = [int(r["t"]) - EPOCH for r in pool.trace if r["cmd"] == "UPDATE_NEGOTIATOR_AD"]
+        assert ads == [0, 300, 600]
+        async with await pool.connect("collector") as conn:
+            reply = await conn.request(m.QUERY_NEGOTIATOR_ADS(constraint="", projection=[]))
+        assert isinstance(reply, m.QUERY_RESULT) and len(reply.ads) == 1
+        neg = reply.ads[0]
+        assert neg.evaluate("MyAddress") == pool.addresses["negotiator"]
+        assert neg.evaluate("LastNegotiationCycleMatches0") == 2
         # the negotiator's trace shows the same cycle times
         times = [int(r["t"]) - EPOCH for r in pool.trace
                  if r["cmd"] == "NEGOTIATE" and r["from"] == "negotiator"]
-        assert times == [0, 60, 120]
+        assert times == [60 * k for k in range(11)]
 
 
 async def test_reschedule_starts_a_cycle_after_the_cycle_delay(
