@@ -205,3 +205,26 @@ async def test_a_match_claims_the_slot_and_a_claimed_idle_slot_is_not_offered_ag
         assert isinstance(reply, m.QUERY_RESULT)
         assert sorted(str(a.evaluate("RemoteUser")) for a in reply.ads) == [
             "alice@localhost"] * 3
+
+
+async def test_a_second_pie_spin_hands_out_what_a_satisfied_submitter_left(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(EPOCH)
+    alice = FakeSchedd("alice", [_request("alice", 3)])
+    bob = FakeSchedd("bob", [_request("bob", 1)])
+    config = Config.from_text(CONFIG.replace("SLOTS = 2", "SLOTS = 4").replace(
+        "CPUS = 2", "CPUS = 4"))
+    async with open_inprocess_pool(
+        config, tmp_path,
+        [("collector", Collector), ("startd", Startd), ("alice", lambda: alice),
+         ("bob", lambda: bob), ("negotiator", Negotiator)],
+    ):
+        await trio.sleep(1)
+    got = {name: [p.slot_ad.evaluate("Name") for _, p in s.of(m.PERMISSION_AND_AD)
+                  if isinstance(p, m.PERMISSION_AND_AD)]
+           for name, s in (("alice", alice), ("bob", bob))}
+    # spin 1: limits of 2 each; bob needs only one. Spin 2: alice gets the slot left.
+    assert got == {"alice": ["slot1@exec1", "slot2@exec1", "slot4@exec1"],
+                   "bob": ["slot3@exec1"]}
+    assert len(alice.of(m.NEGOTIATE)) == 2 and len(bob.of(m.NEGOTIATE)) == 1
