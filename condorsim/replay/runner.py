@@ -31,7 +31,6 @@ import trio
 
 from condorsim.config import Config
 from condorsim.runtime.clock import VirtualClock, WallClock
-from condorsim.runtime.coordinator import Coordinator
 from condorsim.runtime.daemon import DaemonContext, seeded_rng
 from condorsim.runtime.logs import daemon_logger
 from condorsim.runtime.network import Endpoint, TcpNetwork
@@ -42,7 +41,7 @@ from condorsim.scenario.checks import ExpectResult, results_json
 
 from .client import PoolClient, PoolUnreachable
 from .driver import Driver
-from .instants import Instants, ReplayHost
+from .instants import Instants, ReplayCoordinator, ReplayHost
 from .poolconfig import CONFIG_HEADER, make_run_dir
 from .progress import Progress
 from .view import snapshot
@@ -139,7 +138,7 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
             coordinator = None
             if isinstance(clock, VirtualClock):
                 assert participant is not None
-                coordinator = Coordinator(now=scenario.start, limit=stop_at)
+                coordinator = ReplayCoordinator(now=scenario.start, limit=stop_at)
                 host = ReplayHost(coordinator, clock, participant, local_name="replay")
                 coordinator_address = await nursery.start(
                     lambda task_status: host.run(network, task_status=task_status))

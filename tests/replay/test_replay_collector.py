@@ -102,3 +102,19 @@ def test_missing_file_and_bad_arguments_exit_2(
     assert main([]) == 2
     err = capsys.readouterr().err
     assert "nope.toml" in err and "usage: condorsim replay FILE" in err
+
+
+def test_keep_refuses_a_directory_that_is_not_an_earlier_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scenario = _write(tmp_path, COLLECTOR_ONLY.format(until="2m"))
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("precious")
+    assert main([str(scenario), "--keep", str(mine)]) == 2
+    assert "is not empty and is not an earlier replay's run directory" in capsys.readouterr().err
+    assert (mine / "notes.txt").read_text() == "precious"
+    run = tmp_path / "run"
+    assert main([str(scenario), "--keep", str(run)]) == 0
+    (run / "stale").write_text("from before")
+    assert main([str(scenario), "--keep", str(run)]) == 0
+    assert not (run / "stale").exists()
