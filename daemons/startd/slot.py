@@ -144,7 +144,8 @@ class Slot:
         })
         ad["START"] = self.machine.policy["START"]
         ad["Rank"] = self.machine.policy["RANK"]
-        ad["Requirements"] = _REQUIREMENTS
+        # a preempting slot takes no further match (the docs: Requirements is False)
+        ad["Requirements"] = False if self.state == State.PREEMPTING else _REQUIREMENTS
         claim = self.claim
         if claim is not None and self.state in (State.CLAIMED, State.PREEMPTING):
             ad["CurrentRank"] = claim.rank
@@ -192,6 +193,8 @@ class Slot:
         if new_rank < self.claim.rank:
             return False, "the job ranks lower than the job the slot runs", []
         self.preempting = claim
+        if self.claim.job_ad is not None:
+            return True, "", self._retire(now)  # the running job may retire first
         return True, "", self._vacate(now, Event.VACATE)
 
     def activate(self, claim_id: str, job_ad: ClassAd, now: float) -> str | None:
@@ -281,6 +284,17 @@ class Slot:
             return self._preemption_over(now)
         return [StopJob(self.claim.claim_id, job)]
 
+    def _retire(self, now: float) -> list[Action]:
+        """Claimed/Retiring: the job may run to MAXJOBRETIREMENTTIME, then it is vacated."""
+        assert self.claim is not None
+        retire = self._eval("MAXJOBRETIREMENTTIME", self._job(), now)
+        seconds = float(retire) if type(retire) in (int, float) else 0.0  # type: ignore[arg-type]
+        self.retire_deadline = self.claim.job_started + seconds
+        self._go(Event.RETIRE, now)
+        if now >= self.retire_deadline:
+            return self._vacate(now, Event.VACATE)
+        return []
+
     def _preemption_over(self, now: float) -> list[Action]:
         """The preempted job is gone: hand over to the preempting claim or end the claim."""
         if self.preempting is not None:
@@ -311,28 +325,22 @@ class Slot:
         if claim is None or claim.job_ad is None:
             return actions
         if self.state == State.CLAIMED:
-            if self.activity in (Activity.BUSY, Activity.SUSPENDED) and _true(
-                    self._eval("PREEMPT", job, now)):
-                retire = self._eval("MAXJOBRETIREMENTTIME", job, now)
-                retire_s = retire if type(retire) in (int, float) else 0
-                assert isinstance(retire_s, (int, float))
-                if now - claim.job_started < retire_s:
-                    self._go(Event.RETIRE, now)
-                    self.retire_deadline = claim.job_started + retire_s
-                else:
-                    return actions + self._vacate(now, Event.VACATE)
-            elif self.activity == Activity.RETIRING:
-                if now >= self.retire_deadline:
-                    return actions + self._vacate(now, Event.VACATE)
-            elif self.activity == Activity.BUSY and _true(
-                    self._eval("WANT_SUSPEND", job, now)) and _true(
-                    self._eval("SUSPEND", job, now)):
-                self._go(Event.SUSPEND, now)
-                actions.append(SuspendJob(claim.claim_id, claim.job_id(), True))
-            elif self.activity == Activity.SUSPENDED and _true(
-                    self._eval("CONTINUE", job, now)):
-                self._go(Event.CONTINUE, now)
-                actions.append(SuspendJob(claim.claim_id, claim.job_id(), False))
+            # WANT_SUSPEND decides whether SUSPEND or PREEMPT is looked at while Busy
+            if self.activity == Activity.BUSY:
+                if _true(self._eval("WANT_SUSPEND", job, now)):
+                    if _true(self._eval("SUSPEND", job, now)):
+                        self._go(Event.SUSPEND, now)
+                        actions.append(SuspendJob(claim.claim_id, claim.job_id(), True))
+                elif _true(self._eval("PREEMPT", job, now)):
+                    actions += self._retire(now)
+            elif self.activity == Activity.SUSPENDED:
+                if _true(self._eval("CONTINUE", job, now)):
+                    self._go(Event.CONTINUE, now)
+                    actions.append(SuspendJob(claim.claim_id, claim.job_id(), False))
+                elif _true(self._eval("PREEMPT", job, now)):
+                    actions += self._retire(now)
+            elif self.activity == Activity.RETIRING and now >= self.retire_deadline:
+                actions += self._vacate(now, Event.VACATE)
         elif self.state == State.PREEMPTING and self.activity == Activity.KILLING:
             if now - self.entered_activity >= self.machine.killing_timeout:
                 # the starter never reported the job gone: give it up (HTCondor kills

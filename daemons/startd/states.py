@@ -70,10 +70,11 @@ TRANSITIONS: Final[dict[tuple[State, Activity, Event], tuple[State, Activity]]] 
     (S.CLAIMED, A.SUSPENDED, E.CONTINUE): (S.CLAIMED, A.BUSY),
     (S.CLAIMED, A.BUSY, E.RETIRE): (S.CLAIMED, A.RETIRING),
     (S.CLAIMED, A.SUSPENDED, E.RETIRE): (S.CLAIMED, A.RETIRING),
+    (S.CLAIMED, A.RETIRING, E.RETIRE): (S.CLAIMED, A.RETIRING),
     (S.PREEMPTING, A.VACATING, E.KILL): (S.PREEMPTING, A.KILLING),
-    # the claim ends while the claim is idle or the job is gone
-    (S.PREEMPTING, A.VACATING, E.PREEMPTED_DONE): (S.UNCLAIMED, A.IDLE),
-    (S.PREEMPTING, A.KILLING, E.PREEMPTED_DONE): (S.UNCLAIMED, A.IDLE),
+    # the job is gone and no better match waits: Owner (START then decides Unclaimed)
+    (S.PREEMPTING, A.VACATING, E.PREEMPTED_DONE): (S.OWNER, A.IDLE),
+    (S.PREEMPTING, A.KILLING, E.PREEMPTED_DONE): (S.OWNER, A.IDLE),
     # a preempting claim (rank or priority preemption) takes the slot over
     (S.PREEMPTING, A.VACATING, E.CLAIMED): (S.CLAIMED, A.IDLE),
     (S.PREEMPTING, A.KILLING, E.CLAIMED): (S.CLAIMED, A.IDLE),

@@ -73,7 +73,7 @@ def test_claim_activate_exit_release_walks_the_table() -> None:
     assert slot.release(claim_id, T0 + 60) is None  # unknown now
     assert [e for _, _, _, e in slot.transitions] == [
         Event.START_TRUE, Event.CLAIMED, Event.ACTIVATED, Event.JOB_DONE, Event.RELEASED,
-        Event.PREEMPTED_DONE]
+        Event.PREEMPTED_DONE, Event.START_TRUE]  # Preempting -> Owner -> Unclaimed
 
 
 def test_releasing_a_busy_claim_vacates_the_job_first() -> None:
@@ -204,3 +204,30 @@ def test_a_claim_being_preempted_has_no_lease_deadline_left() -> None:
     actions = slot.tick(T0 + 640)
     assert [type(a).__name__ for a in actions] == ["WriteHistory"]
     assert _where(slot) == (State.UNCLAIMED, Activity.IDLE)
+
+
+def test_a_preempting_claim_lets_the_job_retire_first_and_the_slot_refuses_matches() -> None:
+    slot = _slot("RANK = TARGET.JobPrio\nMAXJOBRETIREMENTTIME = 100")
+    old = _claim_and_run(slot, _job("alice", prio=1))
+    new = slot.offered_claim_id
+    accepted, _, actions = slot.request_claim(new, _job("bob", prio=5, cluster=2), "", T0 + 10)
+    assert accepted and actions == []
+    assert _where(slot) == (State.CLAIMED, Activity.RETIRING)
+    assert slot.tick(T0 + 99) == []
+    assert slot.tick(T0 + 100) == [StopJob(old, "1.0")]
+    assert _where(slot) == (State.PREEMPTING, Activity.VACATING)
+    assert slot.ad(T0 + 100).evaluate("Requirements") is False
+    assert ClaimGranted(new) in slot.starter_exited(old, T0 + 101)
+    assert slot.ad(T0 + 101).evaluate("Requirements", _job()) is True
+
+
+def test_with_want_suspend_preempt_is_not_looked_at_while_busy() -> None:
+    slot = _slot("WANT_SUSPEND = true\nSUSPEND = false\nPREEMPT = true")
+    _claim_and_run(slot, _job())
+    assert slot.tick(T0 + 1) == []
+    assert _where(slot) == (State.CLAIMED, Activity.BUSY)
+    slot2 = _slot("WANT_SUSPEND = true\nSUSPEND = true\nCONTINUE = false\nPREEMPT = true")
+    claim2 = _claim_and_run(slot2, _job())
+    assert slot2.tick(T0 + 1) == [SuspendJob(claim2, "1.0", True)]
+    # suspended: CONTINUE is false, PREEMPT is true -> retire (no retirement time) -> vacate
+    assert slot2.tick(T0 + 2) == [StopJob(claim2, "1.0")]
