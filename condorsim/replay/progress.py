@@ -2,11 +2,11 @@
 
 How this works
 --------------
-:meth:`Progress.run` redraws one stderr line each time simulated time moves (at most ten
-times a real second): the simulated date in the scenario's zone and how many jobs have
-left the queue, counted from the user logs' JOB_TERMINATED / JOB_ABORTED events the
-driver last saw, and the queue length it last saw. It writes nothing unless enabled
-(the tool enables it when stderr is a terminal).
+:meth:`Progress.run` redraws one stderr line each time simulated time moves (at most twice
+a real second): the simulated date in the scenario's zone, and the jobs submitted and done
+(JOB_TERMINATED or JOB_ABORTED), counted in the user logs (``*.log`` files) of the run
+directory -- read from disk, so the meter sends no message and changes nothing in the
+run. It writes nothing unless enabled (the tool enables it when stderr is a terminal).
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from zoneinfo import ZoneInfo
 
 import trio
 
+from condorsim.eventlog import EventLogError, read_events
 from condorsim.scenario import Scenario
 
 if TYPE_CHECKING:
     from .driver import Driver
     from .instants import Instants
 
-REDRAW = 0.1  # real seconds between redraws
+REDRAW = 0.5  # real seconds between redraws
 
 
 def sim_datetime(t: float, tz: str) -> str:
@@ -42,13 +43,16 @@ class Progress:
         self._drawn = False
 
     def line(self) -> str:
-        snap = self.driver.last_snapshot
-        done = 0
-        if snap is not None:
-            done = sum(1 for events in snap.events.values()
-                       if any(e in ("JOB_TERMINATED", "JOB_ABORTED") for e in events))
-        return (f"{self.scenario.name}: {sim_datetime(trio.current_time(), self.scenario.timezone)}"
-                f"  jobs in queue {self.driver.jobs_in_queue}, done {done}")
+        submitted = done = 0
+        for path in sorted(self.driver.run_dir.rglob("*.log")):
+            try:
+                events = read_events(path, tz=self.scenario.timezone)
+            except (EventLogError, OSError):
+                continue
+            submitted += sum(1 for e in events if e.type == "SUBMIT")
+            done += sum(1 for e in events if e.type in ("JOB_TERMINATED", "JOB_ABORTED"))
+        when = sim_datetime(trio.current_time(), self.scenario.timezone)
+        return f"{self.scenario.name}: {when}  jobs submitted {submitted}, done {done}"
 
     async def run(self, instants: Instants) -> None:
         while not instants.finished:
