@@ -44,6 +44,7 @@ from ._tree import (
     AttrRef,
     BinaryOp,
     Conditional,
+    Elvis,
     ExprTree,
     FuncCall,
     ListExpr,
@@ -119,6 +120,9 @@ def _compile_node(tree: ExprTree) -> Compiled:
     if t is Conditional:
         assert isinstance(tree, Conditional)
         return _compile_conditional(tree)
+    if t is Elvis:
+        assert isinstance(tree, Elvis)
+        return _compile_elvis(tree.left, tree.right, tree)
     if t is Subscript:
         assert isinstance(tree, Subscript)
         return _compile_subscript(tree)
@@ -356,17 +360,10 @@ def _compile_logic(tree: BinaryOp) -> Compiled:
 
 
 def _compile_conditional(tree: Conditional) -> Compiled:
+    if tree.then is None:
+        return _compile_elvis(tree.cond, tree.otherwise, tree)
     cond = compile_tree(tree.cond)
     otherwise = compile_tree(tree.otherwise)
-    if tree.then is None:
-
-        def elvis(cur: ClassAd, env: Env) -> Value:
-            value = cond(cur, env)
-            if value is UNDEFINED:
-                return otherwise(cur, env)
-            return value
-
-        return _fold(tree, elvis, (tree.cond, tree.otherwise))
     then = compile_tree(tree.then)
 
     def conditional(cur: ClassAd, env: Env) -> Value:
@@ -378,6 +375,19 @@ def _compile_conditional(tree: Conditional) -> Compiled:
         return test
 
     return _fold(tree, conditional, (tree.cond, tree.then, tree.otherwise))
+
+
+def _compile_elvis(left_tree: ExprTree, right_tree: ExprTree, tree: ExprTree) -> Compiled:
+    left = compile_tree(left_tree)
+    right = compile_tree(right_tree)
+
+    def elvis(cur: ClassAd, env: Env) -> Value:
+        value = left(cur, env)
+        if value is UNDEFINED:
+            return right(cur, env)
+        return value
+
+    return _fold(tree, elvis, (left_tree, right_tree))
 
 
 def _int32(n: int) -> int:
@@ -431,7 +441,17 @@ def _compile_list(tree: ListExpr) -> Compiled:
         return constant_list
 
     def list_literal(cur: ClassAd, env: Env) -> Value:
-        return [fn(cur, env) for fn in fns]
+        # HTCondor evaluates list elements lazily: an element whose evaluation fails
+        # (a circular reference) is ERROR when used, without failing the whole list.
+        items = []
+        for fn in fns:
+            depth = env.depth
+            try:
+                items.append(fn(cur, env))
+            except (EvalAbort, RecursionError):
+                env.depth = depth
+                items.append(ERROR)
+        return items
 
     return list_literal
 

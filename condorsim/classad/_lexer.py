@@ -15,6 +15,7 @@ htcondor 24.0 behaves once ``htcondor`` is loaded (the daemons' setting):
 * Strings are ``"..."`` with C escapes (``\\n``, ``\\t``, octal ``\\101``; an unknown
   escape drops its backslash; a NUL is an error); adjacent strings separated only by
   white space are joined. ``'...'`` is a quoted attribute name.
+* ``?:`` written without a space is one token (the elvis operator); ``? :`` is two.
 * ``true false undefined error is isnt`` are keywords in any case; ``//`` and
   ``/* */`` are comments.
 * In the old (``condor_q -l``) syntax, strings have no escapes except ``\\"`` followed by
@@ -309,7 +310,7 @@ class _Lexer:
         three = text[start : start + 3]
         if three in (">>>", "=?=", "=!="):
             kind = three
-        elif two in ("&&", "||", "<=", "<<", ">=", ">>", "==", "!="):
+        elif two in ("&&", "||", "<=", "<<", ">=", ">>", "==", "!=", "?:"):
             kind = two
         elif two == "=?":
             raise self.error(start, "malformed operator", "'=?='")

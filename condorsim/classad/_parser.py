@@ -6,9 +6,10 @@ A hand-written recursive-descent parser over the token list of ``_lexer``, with
 precedence climbing for the binary operators. Precedence and associativity are
 HTCondor's (``src/classad/source.cpp``), lowest first::
 
-    ?:  (right associative; the condition is a || expression)
+    c ? a : b,  a ? : b  (right associative; the condition is a || expression)
     ||   &&   |   ^   &   == != =?= =!= is isnt   < <= > >=   << >> >>>   + -   * / %
-    unary - + ! ~   then postfix  .name  [index]
+    unary - + ! ~   then  a ?: b  (no space: tighter than any operator, HTCondor 24)
+    then postfix  .name  [index]
 
 All binary operators are left associative. Parentheses stay in the tree as ``Paren``.
 Nesting is limited to ``MAX_DEPTH`` levels (HTCondor allows 1000; Python's stack
@@ -31,6 +32,7 @@ from ._tree import (
     AttrRef,
     BinaryOp,
     Conditional,
+    Elvis,
     ExprTree,
     FuncCall,
     ListExpr,
@@ -180,7 +182,15 @@ class _Parser:
         return self.postfix()
 
     def postfix(self) -> ExprTree:
-        tree = self.primary()
+        tree = self.selections(self.primary())
+        while self.peek() == "?:":
+            token = self.take()
+            right = self.selections(self.primary())
+            line, col = self.position(token.pos)
+            tree = Elvis(tree, right, line, col)
+        return tree
+
+    def selections(self, tree: ExprTree) -> ExprTree:
         while True:
             kind = self.peek()
             if kind == "[":

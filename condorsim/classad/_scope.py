@@ -18,9 +18,9 @@ other ad of the match (HTCondor's non-strict ``alternateScope``), but only for a
 expression of MY or TARGET itself, not of an ad nested in them.
 
 A lookup that finds an expression evaluates it with the ad where it was found as the
-current ad. Evaluation stops (the whole evaluation becomes ERROR) after
-``MAX_LOOKUP_DEPTH`` nested attribute evaluations: that is how a circular reference
-ends, as the C++ library's evaluation fails.
+current ad. An attribute met again while it is being evaluated (a circular reference),
+or more than ``MAX_LOOKUP_DEPTH`` nested attribute evaluations, stops the evaluation:
+it becomes ERROR as a whole, as the C++ library's evaluation fails.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class EvalAbort(Exception):
 class Env:
     """The state of one top-level evaluation."""
 
-    __slots__ = ("alt_from", "alt_to", "ctx", "depth", "left", "right", "root")
+    __slots__ = ("active", "alt_from", "alt_to", "ctx", "depth", "left", "right", "root")
 
     def __init__(
         self,
@@ -61,6 +61,8 @@ class Env:
         self.left = left
         self.right = right
         self.depth = 0
+        # attributes being evaluated, to stop a circular reference at once
+        self.active: set[tuple[int, int]] = set()
         # evalInEachContext: a nested ad whose unscoped misses go to the other match ad
         self.alt_from: ClassAd | None = None
         self.alt_to: ClassAd | None = None
@@ -87,12 +89,19 @@ def eval_attr(tree: ExprTree, holder: ClassAd, env: Env) -> Value:
     if fn is None:
         assert _compiler is not None
         fn = _compiler(tree)
+    key = (id(tree), id(holder._attrs))
+    active = env.active
+    if key in active:
+        raise EvalAbort("circular attribute reference")
+    if env.depth >= MAX_LOOKUP_DEPTH:
+        raise EvalAbort("attribute references nested too deeply")
+    active.add(key)
     env.depth += 1
-    if env.depth > MAX_LOOKUP_DEPTH:
-        raise EvalAbort("attribute references nested too deeply (circular reference?)")
-    value = fn(holder, env)
-    env.depth -= 1
-    return value
+    try:
+        return fn(holder, env)
+    finally:
+        env.depth -= 1
+        active.discard(key)
 
 
 def next_scope(ad: ClassAd, env: Env) -> ClassAd | None:

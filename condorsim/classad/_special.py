@@ -82,12 +82,13 @@ def _eval(call: FuncCall, compile_tree: Compiler) -> Compiled:
         if tree is None:
             return ERROR
         fn = compile_tree(tree)
-        env.depth += 1
-        if env.depth > MAX_LOOKUP_DEPTH:
+        if env.depth >= MAX_LOOKUP_DEPTH:
             raise EvalAbort("eval() nested too deeply")
-        result = fn(cur, env)
-        env.depth -= 1
-        return result
+        env.depth += 1
+        try:
+            return fn(cur, env)
+        finally:
+            env.depth -= 1
 
     return eval_string
 

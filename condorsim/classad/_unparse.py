@@ -32,6 +32,7 @@ from ._tree import (
     AttrRef,
     BinaryOp,
     Conditional,
+    Elvis,
     ExprTree,
     FuncCall,
     ListExpr,
@@ -180,6 +181,11 @@ class _Unparser:
                 self.node(tree.then)
                 out.append(" : ")
             self.node(tree.otherwise)
+        elif t is Elvis:
+            assert isinstance(tree, Elvis)
+            self.node(tree.left)
+            out.append(" ?: ")
+            self.node(tree.right)
         elif t is Subscript:
             assert isinstance(tree, Subscript)
             self.node(tree.base)

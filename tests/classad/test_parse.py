@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
+from _core_reference import reference_parses
 
 from condorsim.classad import ERROR, UNDEFINED, ClassAd, ClassAdSyntaxError, parse_expr
-from condorsim.classad._tree import AttrRef, BinaryOp, Conditional, Literal, Paren, UnaryOp
-
-from _core_reference import reference_parses
+from condorsim.classad._tree import AttrRef, BinaryOp, Conditional, Elvis, Literal, Paren, UnaryOp
 
 # (text, canonical form that shows how it grouped): same as classad2 prints it
 PRECEDENCE = [
@@ -48,7 +48,7 @@ def test_binary_operators_are_left_associative() -> None:
 def test_precedence_levels_from_lowest_to_highest() -> None:
     # Each operator binds tighter than the one before it.
     ops = ["||", "&&", "|", "^", "&", "==", "<", "<<", "+", "*"]
-    for low, high in zip(ops, ops[1:], strict=False):
+    for low, high in itertools.pairwise(ops):
         tree = parse_expr(f"a {low} b {high} c")
         assert isinstance(tree, BinaryOp) and tree.op == low, (low, high)
         assert isinstance(tree.right, BinaryOp) and tree.right.op == high
@@ -59,8 +59,18 @@ def test_conditional_is_right_associative_and_takes_an_or_condition() -> None:
     assert isinstance(tree, Conditional)
     assert isinstance(tree.cond, BinaryOp) and tree.cond.op == "||"
     assert isinstance(tree.otherwise, Conditional)
-    elvis = parse_expr("a ?: b")
-    assert isinstance(elvis, Conditional) and elvis.then is None
+    low = parse_expr("1 + undefined ? : 5")  # '? :' with a space: lowest precedence
+    assert isinstance(low, Conditional) and low.then is None
+    assert low.evaluate() == 5
+
+
+def test_elvis_without_space_binds_tightest() -> None:
+    # HTCondor 24: 'a ?: b' binds tighter than any operator, even unary ones
+    tree = parse_expr("1 + undefined ?: 5")
+    assert isinstance(tree, BinaryOp) and isinstance(tree.right, Elvis)
+    assert tree.evaluate() == 6
+    assert parse_expr("- undefined ?: 2").evaluate() == -2
+    assert parse_expr("undefined ?: {1, 2}[1]").evaluate() == 2
 
 
 def test_parentheses_stay_in_the_tree() -> None:
