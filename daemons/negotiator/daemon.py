@@ -285,7 +285,11 @@ class Negotiator:
             mm.take(best)
             outcome.used += weight
             stats.matches += 1
-            self._ctx.log.info("matched", submitter=name, slot=best.name,
-                               preemption=best.preemption.name)
+            # HTCondor's MatchLog line: "Matched 1.0 alice@x <schedd> preempting none <startd> slot1@m"
+            cluster, proc = request.evaluate("ClusterId"), request.evaluate("ProcId")
+            self._ctx.log.info("matched", job=f"{cluster}.{proc}", submitter=name,
+                               schedd=conn.peer, slot=best.name,
+                               preempting=best.preemption.name.lower(),
+                               remote_user=remote_user(best.slot) or None)
             await conn.send(m.PERMISSION_AND_AD(claim_id=best.claim_id, slot_ad=best.slot,
                                                 request_index=index))
