@@ -19,8 +19,10 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+import trio
+
 from condorsim.classad import ClassAd
-from condorsim.runtime.network import Endpoint
+from condorsim.runtime.network import Conn, Endpoint
 from condorsim.runtime.participant import Participant
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
@@ -34,6 +36,14 @@ AD_QUERIES: dict[str, type[Message]] = {
     "daemonmaster": m.QUERY_MASTER_ADS,
     "collector": m.QUERY_COLLECTOR_ADS,
 }
+
+
+async def _read_answer(conn: Conn) -> None:
+    async with conn:
+        try:
+            await conn.receive()
+        except (OSError, ConnectionClosed, ProtocolError, trio.BrokenResourceError):
+            pass
 
 
 class PoolUnreachable(RuntimeError):
@@ -75,6 +85,19 @@ class PoolClient:
                 return await conn.receive()
         except (OSError, ConnectionClosed, ProtocolError) as e:
             raise PoolUnreachable(f"the {peer} at {address} did not answer: {e}") from None
+
+    async def send_control(self, address: str, peer: str, msg: Message,
+                           nursery: trio.Nursery) -> None:
+        """Send a daemon-control command (DC_RECONFIG). Daemons differ on whether one is
+        answered, so any answer is read (and counted) by a task of ``nursery`` and never
+        waited for."""
+        try:
+            with self._busy():
+                conn = await self.endpoint.connect(address, peer)
+                await conn.send(msg)
+        except (OSError, ConnectionClosed, ProtocolError) as e:
+            raise PoolUnreachable(f"the {peer} at {address} did not answer: {e}") from None
+        nursery.start_soon(_read_answer, conn)
 
     async def collector_ads(self, adtype: str) -> list[ClassAd]:
         """The collector's ads of MyType ``adtype`` (any case)."""

@@ -51,6 +51,7 @@ class Driver:
     config_path: Path
     master_address: str
     log: Any
+    background: trio.Nursery | None = None  # reads the answers to control commands
     results: list[ExpectResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     last_snapshot: PoolSnapshot | None = None
@@ -171,10 +172,8 @@ class Driver:
             if address is None:
                 self.notes.append(f"{spec.label}: no {name} is running")
                 continue
-            reply = await self.client.request(address, name, m.DC_RECONFIG())
-            if isinstance(reply, m.FAILED):
-                self.notes.append(f"{spec.label}: the {name} refused DC_RECONFIG: "
-                                  f"{reply.reason}")
+            assert self.background is not None
+            await self.client.send_control(address, name, m.DC_RECONFIG(), self.background)
 
     def _kill(self, spec: ActionSpec) -> None:
         name = spec.daemon or ""

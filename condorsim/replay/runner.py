@@ -172,7 +172,7 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
                          tracer=tracer, log=log), participant, master)
             instants = Instants(participant, host)
             driver = Driver(scenario, client, instants, run_dir, config_path,
-                            master_address, log)
+                            master_address, log, background=nursery)
             meter = Progress(scenario, driver, enabled=progress)
             if progress:
                 nursery.start_soon(meter.run, instants)
