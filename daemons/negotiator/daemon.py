@@ -210,8 +210,8 @@ class Negotiator:
                 matched_any = matched_any or outcome.used > 0
                 if outcome.limited:
                     still_hungry.append(name)
-            if not matched_any:
-                break
+            if not matched_any and spin > 1:
+                break  # (after spin 1, limits below one slot are raised to one: go on)
             hungry = still_hungry
         stats.end = trio.current_time()
         self.stats = stats

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
 
 from condorsim.classad import ClassAd
 from condorsim.config import Config
-from condorsim.runtime.daemon import DaemonContext
+from condorsim.runtime.daemon import Daemon, DaemonContext
 from condorsim.runtime.inproc import open_inprocess_pool
 from condorsim.runtime.network import Conn
 from condorsim.wire import Message
@@ -228,3 +229,27 @@ async def test_a_second_pie_spin_hands_out_what_a_satisfied_submitter_left(
     assert got == {"alice": ["slot1@exec1", "slot2@exec1", "slot4@exec1"],
                    "bob": ["slot3@exec1"]}
     assert len(alice.of(m.NEGOTIATE)) == 2 and len(bob.of(m.NEGOTIATE)) == 1
+
+
+async def test_shares_smaller_than_a_slot_still_hand_the_slot_out_in_priority_order(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(EPOCH)
+    schedds = {n: FakeSchedd(n, [_request(n, 1)]) for n in ("carol", "alice", "bob")}
+    config = Config.from_text(CONFIG.replace("SLOTS = 2", "SLOTS = 1").replace(
+        "CPUS = 2", "CPUS = 1"))
+    daemons: list[tuple[str, Callable[[], Daemon]]] = [("collector", Collector),
+                                                         ("startd", Startd)]
+    daemons += [(n, (lambda s=s: s)) for n, s in schedds.items()]  # type: ignore[misc]
+    daemons.append(("negotiator", Negotiator))
+    async with open_inprocess_pool(config, tmp_path, daemons):
+        await trio.sleep(1)
+    # each share is a third of the one slot: spin 1 gives nothing, spin 2 raises the
+    # limits to one slot and serves the submitters best priority (then name) first
+    got = {n: len(s.of(m.PERMISSION_AND_AD)) for n, s in schedds.items()}
+    assert got == {"alice": 1, "bob": 0, "carol": 0}
+    reasons = {n: [r.reason for _, r in s.of(m.REJECTED_WITH_REASON)
+                   if isinstance(r, m.REJECTED_WITH_REASON)] for n, s in schedds.items()}
+    assert reasons == {"alice": ["submitter limit exceeded"],
+                       "bob": ["submitter limit exceeded", "no match found"],
+                       "carol": ["submitter limit exceeded", "no match found"]}
