@@ -35,7 +35,11 @@ def to_tree(value: Any) -> ExprTree:
     if isinstance(value, ExprTree):
         return value
     t = type(value)
-    if t is bool or t is float or t is str:
+    if t is str:
+        if "\0" in value:
+            raise ClassAdValueError("a ClassAd string cannot contain a NUL character")
+        return Literal(value)
+    if t is bool or t is float:
         return Literal(value)
     if t is int:
         if value < INT_MIN or value > INT_MAX:
@@ -133,7 +137,7 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
         return self._attrs[name.lower()]
 
     def __setitem__(self, name: str, value: Any) -> None:
-        if not isinstance(name, str) or not name:
+        if not isinstance(name, str) or not name or "\0" in name:
             raise ClassAdValueError(f"attribute names are non-empty strings, not {name!r}")
         tree = to_tree(value)
         if self._shared:

@@ -95,7 +95,11 @@ def _decode(value: Any, attr: str, depth: int) -> ExprTree:
     if depth > MAX_NESTING:
         raise ClassAdWireError(f"attribute {attr!r}: nested more than {MAX_NESTING} levels")
     t = type(value)
-    if t is bool or t is str or t is float:
+    if t is str:
+        if "\0" in value:
+            raise ClassAdWireError(f"attribute {attr!r}: NUL character in a string")
+        return Literal(value)
+    if t is bool or t is float:
         return Literal(value)
     if t is int:
         if value < INT_MIN or value > INT_MAX:
@@ -133,7 +137,7 @@ def _decode_pairs(mapping: Any, depth: int, where: str = "") -> list[tuple[str, 
         raise ClassAdWireError(f"{what} is a {type(mapping).__name__}, not a map")
     pairs: list[tuple[str, ExprTree]] = []
     for name, value in mapping.items():
-        if type(name) is not str or not name:
+        if type(name) is not str or not name or "\0" in name:
             raise ClassAdWireError(f"attribute name {name!r} is not a non-empty string")
         pairs.append((name, _decode(value, name, depth)))
     return pairs
