@@ -15,9 +15,10 @@ connection's handler never waits on a job. The instance
 3. feeds the starter's reports to its :class:`~.logic.ShadowJob` and writes the user-log
    events it returns (EXECUTE, IMAGE_SIZE, JOB_SUSPENDED, JOB_UNSUSPENDED, JOB_EVICTED,
    JOB_TERMINATED),
-4. pushes dirty attributes to the schedd every SHADOW_QUEUE_UPDATE_INTERVAL and at once on
-   a status change (SHADOW_UPDATE; the reply's qedit attributes are taken), evaluates the
-   periodic policy every PERIODIC_EXPR_INTERVAL,
+4. from the start of execution, pushes dirty attributes to the schedd every
+   SHADOW_QUEUE_UPDATE_INTERVAL and at once on a status change (SHADOW_UPDATE; the reply's
+   qedit attributes are taken) and evaluates the periodic policy every
+   PERIODIC_EXPR_INTERVAL,
 5. on JOB_EXIT sends SHADOW_EXIT with the final attributes, retried every
    SHADOW_JOB_CLEANUP_RETRY_DELAY up to SHADOW_MAX_JOB_CLEANUP_RETRIES times.
 
@@ -63,6 +64,8 @@ class _Instance:
     log: EventLogWriter | None
     starter_addr: str | None = None
     pending: list[Message] = field(default_factory=list)  # for the starter, not yet known
+    next_push: float = math.inf  # the timers start when the job starts executing
+    next_policy: float = math.inf
 
 
 class Shadow:
@@ -177,6 +180,7 @@ class Shadow:
         job = inst.job
         log = self._ctx.log
         try:
+            await self._schedd()  # where to report (HTCondor's shadow is told at its birth)
             reply = await self._request(job.startd_addr, "startd", m.ACTIVATE_CLAIM(
                 claim_id=job.claim_id, job_ad=job.ad, shadow_addr=self.address))
             if not isinstance(reply, m.OK):
@@ -184,20 +188,17 @@ class Shadow:
                 log.warning("activate_claim_failed", job=job.job, reason=why)
                 await self._shadow_exit(inst, int(ShadowExit.JOB_NOT_STARTED))
                 return
-            start = trio.current_time()
-            next_push = start + self._queue_interval
-            next_policy = start + self._policy_interval if self._policy_interval > 0 else math.inf
             while True:
                 msg: Message | None = None
-                with trio.move_on_at(min(next_push, next_policy)):
+                with trio.move_on_at(min(inst.next_push, inst.next_policy)):
                     msg = await inst.receive.receive()
                 now = trio.current_time()
                 if msg is None:
-                    if now >= next_push:
-                        next_push = now + self._queue_interval
+                    if now >= inst.next_push:
+                        inst.next_push = now + self._queue_interval
                         await self._push(inst)
-                    if now >= next_policy:
-                        next_policy = now + self._policy_interval
+                    if now >= inst.next_policy:
+                        inst.next_policy = now + self._policy_interval
                         await self._policy(inst, now)
                     continue
                 if isinstance(msg, m.JOB_EXIT):
@@ -221,6 +222,11 @@ class Shadow:
                 await self._to_starter(inst, command)
         elif isinstance(msg, m.BEGIN_EXECUTION):
             self._write(inst, job.begin_execution(now))
+            # The periodic policy and queue updates start with the execution
+            # (BaseShadow::resourceBeganExecution).
+            inst.next_push = now + self._queue_interval
+            if self._policy_interval > 0:
+                inst.next_policy = now + self._policy_interval
             if not self._lazy:
                 await self._push(inst)
         elif isinstance(msg, m.REGISTER_JOB_INFO):

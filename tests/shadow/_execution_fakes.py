@@ -88,7 +88,10 @@ class FakeSchedd:
                           "MyAddress": address})
             async with await ctx.connect(ctx.collector_address(), "collector") as c:
                 await c.send(m.UPDATE_SCHEDD_AD(ad=ad))
-            task_status.started(address)
+                task_status.started(address)
+                while True:  # every SCHEDD_INTERVAL, as a schedd does
+                    await trio.sleep(300)
+                    await c.send(m.UPDATE_SCHEDD_AD(ad=ad))
 
     async def _handle(self, msg: Message, conn: Conn) -> None:
         self.got.append(Received(trio.current_time(), msg))

@@ -119,3 +119,21 @@ async def test_suspended_while_waiting_it_is_suspended_as_soon_as_it_starts(
         assert final.evaluate("CumulativeSuspensionTime") == 200
         assert final.evaluate("TotalSuspensions") == 1
         assert final.evaluate("RemoteUserCpu") == 100.0
+
+
+async def test_policy_and_queue_updates_start_with_execution_not_while_waiting(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(EPOCH)
+    async with open_harness(tmp_path) as h:
+        t0 = trio.current_time()
+        await h.start_job(
+            "executable = /bin/sleep\narguments = 2000\nlog = job.log\n"
+            f"deferral_time = {EPOCH + 1000}\n"
+            "periodic_hold = NumJobStarts > 0 && time() - JobCurrentStartExecutingDate >= 950\n"
+            "queue\n")
+        await h.schedd.exited.wait()
+        # Execution begins at +1000: pushes at +1900, the policy fires at +1000 + 16 * 60.
+        assert [r.t - t0 for r in h.schedd.of(m.SHADOW_UPDATE)] == [1900]
+        assert h.trace("STARTER_HOLD")[0]["t"] == t0 + 1960
+        assert h.schedd.exit.exit_code == ShadowExit.JOB_SHOULD_HOLD
