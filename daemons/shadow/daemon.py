@@ -241,6 +241,8 @@ class Shadow:
                 await self._push(inst)
         elif isinstance(msg, m.SHADOW_QEDIT):
             job.take_qedit(msg.ad)
+            if job.executing:  # the policy may read what changed (handleUpdateJobAd)
+                await self._policy(inst, now)
         elif isinstance(msg, m.SHADOW_SUSPEND):
             await self._to_starter(inst, m.STARTER_SUSPEND(job=job.job))
         elif isinstance(msg, m.SHADOW_CONTINUE):

@@ -8,6 +8,7 @@ import trio
 import trio.testing
 from _execution_fakes import EPOCH, open_harness
 
+from condorsim.classad import ClassAd
 from condorsim.jobs.codes import HoldCode, ShadowExit
 from condorsim.wire import messages as m
 
@@ -267,3 +268,18 @@ async def test_htcondor_reads_the_user_log_the_shadow_writes(
     assert evicted["ReturnValue"] == 4
     assert evicted["Reason"] == (
         "The job attribute OnExitRemove expression 'false' evaluated to FALSE")
+
+
+async def test_a_qedit_reaches_the_shadow_and_its_policy_at_once(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(EPOCH)
+    async with open_harness(tmp_path) as h:
+        t0 = trio.current_time()
+        await h.start_job(job(1000, "periodic_remove = StopNow =?= true"))
+        await trio.sleep_until(t0 + 30)
+        await h.tell_shadow(m.SHADOW_QEDIT(job="1.0", ad=ClassAd({"StopNow": True})))
+        await h.schedd.exited.wait()
+        assert trio.current_time() == t0 + 30
+        assert h.schedd.exit.exit_code == ShadowExit.JOB_SHOULD_REMOVE
+        assert "StopNow" not in h.schedd.job_ad()  # taken from the schedd, not pushed back
