@@ -152,6 +152,9 @@ class Shadow:
             await conn.send(m.OK())
 
     def _start(self, msg: m.SHADOW_START) -> Message:
+        if type(msg.job_ad.evaluate("ClusterId")) is not int or \
+                type(msg.job_ad.evaluate("ProcId")) is not int:
+            return m.FAILED(reason="the job ad has no integer ClusterId and ProcId")
         job = ShadowJob(msg.job_ad, msg.slot_ad, msg.claim_id, msg.startd_addr)
         if job.job in self.instances:
             return m.FAILED(reason=f"job {job.job} already has a shadow")

@@ -184,6 +184,9 @@ class Starter:
         await conn.send(m.OK())
 
     def _start(self, msg: m.STARTER_START) -> Message:
+        if type(msg.job_ad.evaluate("ClusterId")) is not int or \
+                type(msg.job_ad.evaluate("ProcId")) is not int:
+            return m.FAILED(reason="the job ad has no integer ClusterId and ProcId")
         job = _job_id(msg.job_ad)
         if job in self.instances:
             return m.FAILED(reason=f"job {job} already runs in this starter")

@@ -283,3 +283,30 @@ async def test_a_qedit_reaches_the_shadow_and_its_policy_at_once(
         assert trio.current_time() == t0 + 30
         assert h.schedd.exit.exit_code == ShadowExit.JOB_SHOULD_REMOVE
         assert "StopNow" not in h.schedd.job_ad()  # taken from the schedd, not pushed back
+
+
+async def test_bad_requests_are_refused_and_the_daemons_carry_on(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(EPOCH)
+    async with open_harness(tmp_path) as h:
+        slot = ClassAd({"Name": "slot1@exec1", "MyAddress": h.startd.address})
+        async with await h.pool.connect("shadow", me="schedd") as conn:
+            reply = await conn.request(m.SHADOW_START(
+                job_ad=ClassAd({"Owner": "alice"}), claim_id="c", startd_addr="<1.2.3.4:5>",
+                slot_ad=slot))
+            assert isinstance(reply, m.FAILED) and "ClusterId" in reply.reason
+            reply = await conn.request(m.SHADOW_HOLD(job="9.9", reason="x", code=1, subcode=0))
+            assert isinstance(reply, m.FAILED) and "9.9" in reply.reason
+            reply = await conn.request(m.ALIVE(claim_id="c"))
+            assert isinstance(reply, m.FAILED)
+        async with await h.pool.connect("starter", me="startd") as conn:
+            reply = await conn.request(m.STARTER_START(
+                claim_id="c", job_ad=ClassAd({"ClusterId": "one", "ProcId": 0}),
+                shadow_addr="<1.2.3.4:5>", slot_ad=slot))
+            assert isinstance(reply, m.FAILED)
+            reply = await conn.request(m.STARTER_SUSPEND(job="9.9"))
+            assert isinstance(reply, m.FAILED)
+        await h.start_job(job(100))  # both still serve
+        await h.schedd.exited.wait()
+        assert h.schedd.exit.exit_code == ShadowExit.JOB_EXITED
