@@ -170,6 +170,11 @@ class ShadowJob:
                 self.set(name, tree)
         if reason == ShadowExit.JOB_MISSED_DEFERRAL_TIME:
             return ExitDecision(int(ShadowExit.JOB_MISSED_DEFERRAL_TIME), [])
+        if reason == ShadowExit.JOB_SHOULD_HOLD and self.request is None:  # the starter's hold
+            why = ad.evaluate("HoldReason")
+            self.request = Request("hold", why if isinstance(why, str) else "",
+                                   _int(ad.evaluate("HoldReasonCode")),
+                                   _int(ad.evaluate("HoldReasonSubCode")))
         if reason in (ShadowExit.JOB_EXITED, ShadowExit.JOB_COREDUMPED) and self.request is None:
             return self._exited(ad, now)
         return self._stopped(now)
@@ -181,18 +186,20 @@ class ShadowJob:
             if tree is not None:
                 self.set(name, tree)
         outcome = exit_policy(self.ad, int(now))
-        code = _int(self.ad.evaluate("ExitCode"))
-        usage = {"run_remote_usage": self._usage()}
+        if self.ad.evaluate("ExitBySignal") is True:
+            how: dict[str, Any] = {"signal": _int(self.ad.evaluate("ExitSignal"))}
+        else:
+            how = {"return_value": _int(self.ad.evaluate("ExitCode"))}
+        usage = {"run_remote_usage": self._usage(), **how}
         if outcome.action is PolicyAction.REMOVE and outcome.attr == "OnExitRemove":
             self._commit(now)
             return ExitDecision(int(ShadowExit.JOB_EXITED), [LogEvent("terminated", now, {
-                "return_value": code, "total_remote_usage": self._usage(), **usage,
+                "total_remote_usage": self._usage(), **usage,
             })])
         if outcome.action is PolicyAction.STAY:
             self.set("RequeueReason", outcome.reason)
             return ExitDecision(int(ShadowExit.JOB_SHOULD_REQUEUE), [LogEvent("evicted", now, {
-                "terminated_and_requeued": True, "return_value": code,
-                "reason": outcome.reason, **usage,
+                "terminated_and_requeued": True, "reason": outcome.reason, **usage,
             })])
         self.request = _request_for(outcome)
         return self._stopped(now)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import signal
 from dataclasses import dataclass, field
 
 import trio
@@ -45,6 +46,7 @@ from .logic import (
     payload_runtime,
     usage_ad,
 )
+from .real import SpawnError, spawn
 
 AD_INTERVAL = 300
 PEER_ERRORS = (OSError, ConnectionClosed, ProtocolError, trio.BrokenResourceError,
@@ -116,6 +118,8 @@ class _Instance:
     kill: str | None = None  # "hold" or "remove" once asked to stop
     clock: PayloadClock | None = None
     update_now: bool = False
+    process: trio.Process | None = None  # the real executable (SIM_EXECUTE_REAL_JOBS)
+    returncode: int | None = None
     wake: trio.Event = field(default_factory=trio.Event)
 
 
@@ -129,6 +133,7 @@ class Starter:
         self._initial = ctx.config.get_int("STARTER_INITIAL_UPDATE_INTERVAL", 8)
         self._interval = max(1, ctx.config.get_int("STARTER_UPDATE_INTERVAL", 300))
         self._default_runtime = ctx.config.get_float("SIM_DEFAULT_RUNTIME", 600)
+        self._real = ctx.config.get_bool("SIM_EXECUTE_REAL_JOBS", False)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             self.address = await nursery.start(
@@ -179,9 +184,24 @@ class Starter:
                 inst.update_now = True
         elif isinstance(msg, m.STARTER_HOLD | m.STARTER_REMOVE) and inst.kill is None:
             inst.kill = "hold" if isinstance(msg, m.STARTER_HOLD) else "remove"
+        self._signal(inst, msg)
         self._ctx.log.info("job_command", job=inst.job, cmd=msg.command)
         inst.wake.set()
         await conn.send(m.OK())
+
+    def _signal(self, inst: _Instance, msg: Message) -> None:
+        """Pass a command on to a real process: SIGSTOP, SIGCONT or SIGTERM."""
+        if inst.process is None or inst.returncode is not None:
+            return
+        sig = {m.STARTER_SUSPEND: signal.SIGSTOP, m.STARTER_CONTINUE: signal.SIGCONT,
+               m.STARTER_HOLD: signal.SIGTERM, m.STARTER_REMOVE: signal.SIGTERM}.get(type(msg))
+        if sig is not None:
+            try:
+                inst.process.send_signal(sig)
+                if sig == signal.SIGTERM:
+                    inst.process.send_signal(signal.SIGCONT)
+            except ProcessLookupError:
+                pass
 
     def _start(self, msg: m.STARTER_START) -> Message:
         if type(msg.job_ad.evaluate("ClusterId")) is not int or \
@@ -249,11 +269,25 @@ class Starter:
         now = trio.current_time()
         await inst.shadow.send(m.BEGIN_EXECUTION(job=inst.job))
         runtime = payload_runtime(inst.job_ad, self._default_runtime, int(now))
+        if self._real:
+            runtime = math.inf
+            try:
+                inst.process = await spawn(inst.job_ad, self._ctx.run_dir)
+            except SpawnError as e:
+                self._ctx.log.warning("job_spawn_failed", job=inst.job, error=str(e))
+                await self._finish(inst, ShadowExit.JOB_SHOULD_HOLD, ClassAd({
+                    "HoldReason": f"Error from {self._ctx.name}@localhost: {e}",
+                    "HoldReasonCode": 6, "HoldReasonSubCode": 0,
+                }))
+                return
+            inst.pid = inst.process.pid
+            self._nursery.start_soon(self._reap, inst)
         inst.clock = clock = PayloadClock(now, runtime)
         self._ctx.log.info("job_started", job=inst.job, runtime=runtime, pid=inst.pid)
         if inst.suspended:  # suspended while it waited: spawned, then suspended at once
             clock.suspend(now)
             inst.update_now = True
+            self._signal(inst, m.STARTER_SUSPEND(job=inst.job))
         next_update = now + self._initial
         while True:
             now = trio.current_time()
@@ -264,19 +298,38 @@ class Starter:
                 await self._update(inst, now)
                 continue
             finish = clock.finish_time()
-            if inst.kill is not None or (finish is not None and now >= finish):
+            if inst.kill is not None or inst.returncode is not None or (
+                    finish is not None and now >= finish):
                 break
             await self._wait(inst, min(next_update, finish if finish is not None else math.inf))
         now = trio.current_time()
+        if inst.process is not None and inst.returncode is None:
+            with trio.move_on_after(10):  # a stubborn process: SIGKILL after 10 s
+                await inst.process.wait()
+            if inst.process.returncode is None:
+                inst.process.kill()
         if inst.kill is not None:
             self._ctx.log.info("job_killed", job=inst.job, why=inst.kill)
             await self._finish(inst, ShadowExit.JOB_KILLED,
                                exit_ad(inst.job_ad, clock, now, inst.pid, None))
             return
-        code = payload_exit_code(inst.job_ad, int(now))
+        if inst.returncode is not None and inst.returncode < 0:
+            ad = exit_ad(inst.job_ad, clock, now, inst.pid, None, signal=-inst.returncode)
+            self._ctx.log.info("job_exited", job=inst.job, signal=-inst.returncode)
+            await self._finish(inst, ShadowExit.JOB_EXITED, ad)
+            return
+        code = inst.returncode if inst.returncode is not None else \
+            payload_exit_code(inst.job_ad, int(now))
         self._ctx.log.info("job_exited", job=inst.job, exit_code=code)
         await self._finish(inst, ShadowExit.JOB_EXITED,
                            exit_ad(inst.job_ad, clock, now, inst.pid, code))
+
+    async def _reap(self, inst: _Instance) -> None:
+        """Wait for a real process (virtual time waits too) and wake its instance."""
+        assert inst.process is not None
+        with self._ctx.busy():
+            inst.returncode = await inst.process.wait()
+        inst.wake.set()
 
     async def _update(self, inst: _Instance, now: float) -> None:
         assert inst.clock is not None

@@ -188,7 +188,8 @@ def usage_ad(job_ad: ClassAd, clock: PayloadClock, now: float, pid: int) -> Clas
 
 
 def exit_ad(
-    job_ad: ClassAd, clock: PayloadClock | None, now: float, pid: int, exit_code: int | None
+    job_ad: ClassAd, clock: PayloadClock | None, now: float, pid: int, exit_code: int | None,
+    *, signal: int = 15,
 ) -> ClassAd:
     """The ad of JOB_EXIT: usage plus ExitCode (normal exit) or ExitSignal (killed)."""
     ad = usage_ad(job_ad, clock, now, pid) if clock is not None else ClassAd()
@@ -199,7 +200,7 @@ def exit_ad(
         ad["ExitBySignal"] = False
     elif clock is not None:
         ad["ExitBySignal"] = True
-        ad["ExitSignal"] = 15
-        ad["ExitReason"] = "died on signal 15 (Terminated)"
+        ad["ExitSignal"] = signal
+        ad["ExitReason"] = f"died on signal {signal}"
     ad["JobCoreDumped"] = False
     return ad
