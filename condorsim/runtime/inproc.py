@@ -23,7 +23,7 @@ import trio
 from condorsim.config import Config
 
 from .daemon import Daemon, DaemonContext, seeded_rng
-from .logs import daemon_logger
+from .logs import close_daemon_logger, daemon_logger
 from .network import Conn, Endpoint, InProcessNetwork
 from .participant import Participant, run_instant_driver
 from .trace import Tracer
@@ -65,6 +65,7 @@ async def open_inprocess_pool(
     records: list[dict[str, Any]] = []
     tracer = Tracer(trace_path, sink=records.append)
     pool = InProcessPool(network, participant, tracer, config, run_dir, trace=records)
+    loggers: list[Any] = []
     async with trio.open_nursery() as nursery:
         nursery.start_soon(run_instant_driver, participant)
         for name, factory in daemons:
@@ -72,6 +73,7 @@ async def open_inprocess_pool(
             base = name.split("@", 1)[0].upper()
             cfg = config.with_subsystem(base)
             log = daemon_logger(name, log_dir)
+            loggers.append(log)
             endpoint = Endpoint(name=name, network=network, participant=participant,
                                 tracer=tracer, log=log)
             ctx = DaemonContext(
@@ -85,3 +87,5 @@ async def open_inprocess_pool(
         finally:
             nursery.cancel_scope.cancel()
             tracer.close()
+    for log in loggers:
+        close_daemon_logger(log)

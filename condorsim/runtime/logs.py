@@ -55,6 +55,18 @@ class _Tee:
 
     log = debug = info = warning = error = critical = exception = msg
 
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def close_daemon_logger(logger: Any) -> None:
+    """Close the file behind a logger made by :func:`daemon_logger`."""
+    tee = getattr(logger, "_logger", None)
+    if isinstance(tee, _Tee):
+        tee.close()
+
 
 def daemon_logger(
     daemon: str, log_dir: str | Path | None, *, console: bool = False

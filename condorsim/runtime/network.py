@@ -111,6 +111,8 @@ class InProcessNetwork:
     async def listen(self, port: int = 0) -> tuple[str, Listener]:
         if port == 0:
             port = next(self._ports)
+            while sinful("127.0.0.1", port) in self._listeners:
+                port = next(self._ports)
         address = sinful("127.0.0.1", port)
         if address in self._listeners:
             raise OSError(f"address already in use: {address}")

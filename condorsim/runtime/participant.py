@@ -100,7 +100,12 @@ class Participant:
         """Run the registered callbacks in key order; return how many ran."""
         ran = 0
         while self._eoi:
-            batch = sorted(self._eoi, key=lambda item: (item[0], item[1]))
+            try:
+                batch = sorted(self._eoi, key=lambda item: (item[0], item[1]))
+            except TypeError:  # keys of different shapes: order by type, then text
+                batch = sorted(
+                    self._eoi, key=lambda item: (type(item[0]).__name__, repr(item[0]), item[1])
+                )
             self._eoi = []
             for _key, _seq, callback in batch:
                 callback()

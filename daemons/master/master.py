@@ -284,18 +284,18 @@ class Master:
 
 
 async def _wait_real(proc: trio.Process, timeout: float) -> bool:
-    """Wait up to ``timeout`` real seconds for a process to exit (virtual time may stand still)."""
-    return await trio.to_thread.run_sync(_wait_blocking, proc, timeout)
+    """Wait up to ``timeout`` real seconds for a process to exit.
 
-
-def _wait_blocking(proc: trio.Process, timeout: float) -> bool:
+    Virtual time may stand still meanwhile (the caller is marked busy), so the pauses are
+    real ones, taken in a worker thread; the process itself is polled here, in trio.
+    """
     import time
 
     end = time.monotonic() + timeout
     while proc.poll() is None:
         if time.monotonic() > end:
             return False
-        time.sleep(0.01)
+        await trio.to_thread.run_sync(time.sleep, 0.01)
     return True
 
 
