@@ -38,6 +38,11 @@ def to_tree(value: Any) -> ExprTree:
     if t is str:
         if "\0" in value:
             raise ClassAdValueError("a ClassAd string cannot contain a NUL character")
+        if not value.isascii():
+            try:
+                value.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                raise ClassAdValueError(f"{value!r} has no byte form (a lone surrogate)") from None
         return Literal(value)
     if t is bool or t is float:
         return Literal(value)
@@ -139,6 +144,8 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
     def __setitem__(self, name: str, value: Any) -> None:
         if not isinstance(name, str) or not name or "\0" in name:
             raise ClassAdValueError(f"attribute names are non-empty strings, not {name!r}")
+        if not name.isascii():
+            to_tree(name)  # same byte-form check as for string values
         tree = to_tree(value)
         if self._shared:
             self._own()

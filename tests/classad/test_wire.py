@@ -47,7 +47,7 @@ VALUES = st.recursive(
         st.booleans(),
         st.integers(min_value=-(2**63), max_value=2**63 - 1),
         st.floats(),
-        st.text(st.characters(blacklist_characters="\0"), max_size=8),
+        st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=8),
         st.just(UNDEFINED),
         st.just(ERROR),
     ),
@@ -59,7 +59,7 @@ VALUES = st.recursive(
 @st.composite
 def ads(draw: st.DrawFn, depth: int = 0) -> ClassAd:
     ad = ClassAd()
-    text = st.characters(blacklist_characters="\0")
+    text = st.characters(blacklist_characters="\0", blacklist_categories=("Cs",))
     names = draw(st.lists(st.text(text, min_size=1, max_size=6), max_size=5, unique_by=str.lower))
     for name in names:
         kind = draw(st.integers(0, 3 if depth < 2 else 2))
