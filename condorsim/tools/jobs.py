@@ -78,6 +78,16 @@ def _status_char(ad: ClassAd) -> str:
     return STATUS_LETTER.get(_int(ad, "JobStatus"), "?")
 
 
+def server_time(ads: Sequence[ClassAd]) -> int:
+    """The schedd's (simulated) time from the ServerTime it puts in every answer; the
+    real clock when there is no ad."""
+    for ad in ads:
+        t = ad.evaluate("ServerTime")
+        if isinstance(t, int) and not isinstance(t, bool):
+            return t
+    return int(time.time())
+
+
 def header(name: str, address: str, now: int, tz: str) -> str:
     d = datetime.fromtimestamp(now, ZoneInfo(tz))
     return f"\n-- Schedd: {name} : {address} @ {d:%m/%d/%y %H:%M:%S}\n"
@@ -321,7 +331,8 @@ def q_main(argv: list[str]) -> int:
         if not isinstance(reply, m.QUERY_RESULT):
             raise ToolError(reply.reason if isinstance(reply, m.FAILED) else "no answer")
         ads = reply.ads
-        now, tz = int(time.time()), os.environ.get("TZ") or "UTC"
+        tz = os.environ.get("TZ") or "UTC"
+        now = server_time(ads)
         if mode == "-l":
             sys.stdout.write(format_long(ads))
             return 0
@@ -330,6 +341,7 @@ def q_main(argv: list[str]) -> int:
             return 0
         _, _, every = _ask(m.QUERY_JOB_ADS(constraint="", projection=[]))
         all_ads = every.ads if isinstance(every, m.QUERY_RESULT) else ads
+        now = server_time(all_ads) if not ads else now
         if mode == "-hold":
             view = format_hold(ads, tz)
         elif mode == "-run":

@@ -135,7 +135,14 @@ class JobQueue:
         ]
 
     def query(self, constraint: str, projection: list[str], now: int) -> list[ClassAd]:
-        return [project(self.jobs[j], projection) for j in self.matching(constraint, now)]
+        """Copies of the matching job ads, each with ServerTime (the schedd's now), as the
+        schedd answers condor_q."""
+        out = []
+        for job in self.matching(constraint, now):
+            ad = project(self.jobs[job], projection).copy()
+            ad["ServerTime"] = now
+            out.append(ad)
+        return out
 
     def may_change(self, job: JobId, user: str) -> bool:
         return user in self.super_users or _str(self.jobs[job], "Owner") == user

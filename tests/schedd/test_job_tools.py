@@ -17,6 +17,7 @@ from condorsim.tools.jobs import (
     format_nobatch,
     format_totals,
     selection,
+    server_time,
 )
 from condorsim.wire import Message
 from condorsim.wire import messages as m
@@ -72,6 +73,13 @@ def test_autoformat_and_selection() -> None:
         selection(["-constraint", "JobStatus =="])
     with pytest.raises(UsageError):
         selection(["-bogus"])
+
+
+def test_dates_and_run_times_use_the_schedds_simulated_time() -> None:
+    ads = [_job(1, 0, 2, ServerTime=T0 + 3725, ShadowBday=T0 + 100)]
+    now = server_time(ads)
+    assert now == T0 + 3725
+    assert format_nobatch(ads, now, "UTC").splitlines()[1].split()[4:6] == ["0+01:00:25", "R"]
 
 
 def test_the_commands_table_names_every_tool() -> None:

@@ -60,8 +60,8 @@ async def test_submit_act_qedit_query_and_history(
         reply = await _ask(pool, m.QUERY_JOB_ADS(constraint="JobStatus == 5",
                                                  projection=["ProcId", "HoldReason"]))
         assert isinstance(reply, m.QUERY_RESULT)
-        assert [(a.evaluate("ProcId"), a.evaluate("HoldReason")) for a in reply.ads] == [
-            (0, "via condor_hold (by user alice)")]
+        assert [(a.evaluate("ProcId"), a.evaluate("HoldReason"), a.evaluate("ServerTime"))
+                for a in reply.ads] == [(0, "via condor_hold (by user alice)", T0 + 10)]
         # The collector has the schedd ad and the submitter ad, updated after the change.
         async with await pool.connect("collector") as conn:
             sched = await conn.request(m.QUERY_SCHEDD_ADS(constraint="", projection=[]))
