@@ -44,6 +44,9 @@ class Startd:
         self._wakeup = trio.Event()
         self._pending: dict[str, tuple[trio.Event, list[Action]]] = {}
         self._starter_addr: str | None = None
+        # One lookup at a time: activations of the same instant share its answer, so the
+        # number of collector queries does not depend on the order trio runs them in.
+        self._starter_lookup = trio.Lock()
         self._collector_conn: Conn | None = None
         self._collector_lock = trio.Lock()
 
@@ -181,6 +184,10 @@ class Startd:
             self._ctx.log.warning("startd_history_failed", path=str(path), error=str(e))
 
     async def _find_starter(self) -> str | None:
+        async with self._starter_lookup:
+            return await self._lookup_starter()
+
+    async def _lookup_starter(self) -> str | None:
         if self._starter_addr is not None:
             return self._starter_addr
         name = self._ctx.name.replace("\\", "\\\\").replace('"', '\\"')
