@@ -97,6 +97,10 @@ def _jobs_command(name: str) -> Callable[[list[str]], int]:
     def run(argv: list[str]) -> int:
         from condorsim.tools import jobs
 
+        if name == "q" and any(a in ("-better-analyze", "-analyze") for a in argv):
+            from condorsim.tools.analyze import main as analyze
+
+            return analyze(argv)
         return jobs.COMMANDS[name][0](argv)
 
     return run
