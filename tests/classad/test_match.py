@@ -12,7 +12,6 @@ from condorsim.classad import (
     rank,
     symmetric_match,
 )
-from condorsim.classad.tool import main as _unused_tool  # noqa: F401  (import check)
 
 JOB = ClassAd.parse(
     """
