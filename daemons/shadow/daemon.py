@@ -72,6 +72,7 @@ class Shadow:
     def __init__(self, schedd_addr: str | None = None) -> None:
         self.instances: dict[str, _Instance] = {}
         self._schedd_addr = schedd_addr
+        self._schedd_given = schedd_addr is not None
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self._ctx = ctx
@@ -115,6 +116,11 @@ class Shadow:
                 self._ctx.log.warning("collector_update_failed", error=str(e))
             await trio.sleep(AD_INTERVAL)
 
+    def _schedd_failed(self) -> None:
+        """The schedd did not answer: look it up again next time (it may have restarted)."""
+        if not self._schedd_given:
+            self._schedd_addr = None
+
     async def _schedd(self) -> str | None:
         if self._schedd_addr is not None:
             return self._schedd_addr
@@ -135,6 +141,8 @@ class Shadow:
 
     # -- commands -------------------------------------------------------------------------
     async def _handle(self, msg: Message, conn: Conn) -> None:
+        if isinstance(msg, m.DC_RECONFIG | m.DC_RECONFIG_FULL):
+            return  # nothing to re-read; no answer, as the schedd
         if isinstance(msg, m.SHADOW_START):
             await conn.send(self._start(msg))
             return
@@ -307,6 +315,8 @@ class Shadow:
             job.take_qedit(reply.ad)
         else:
             job.dirty.update(ad.keys())  # try again with the next push
+            if reply is None:
+                self._schedd_failed()
 
     async def _shadow_exit(self, inst: _Instance, exit_code: int) -> None:
         job = inst.job
@@ -319,6 +329,8 @@ class Shadow:
             reply = await self._request(address, "schedd", msg) if address else None
             if isinstance(reply, m.OK):
                 return
+            if reply is None:
+                self._schedd_failed()
         self._ctx.log.error("shadow_exit_gave_up", job=job.job, exit_code=exit_code)
 
 

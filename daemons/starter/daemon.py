@@ -162,6 +162,8 @@ class Starter:
 
     # -- commands ---------------------------------------------------------------------------
     async def _handle(self, msg: Message, conn: Conn) -> None:
+        if isinstance(msg, m.DC_RECONFIG | m.DC_RECONFIG_FULL):
+            return  # nothing to re-read; no answer, as the schedd
         if isinstance(msg, m.STARTER_START):
             await conn.send(self._start(msg))
             return
