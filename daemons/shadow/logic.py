@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from condorsim.classad import ClassAd
-from condorsim.eventlog import Rusage
+from condorsim.eventlog import ResourceUsage, Rusage
 from condorsim.jobs.codes import JobStatus, ShadowExit
 
 from .policy import PolicyAction, PolicyOutcome, exit_policy, periodic_policy
@@ -190,7 +190,7 @@ class ShadowJob:
             how: dict[str, Any] = {"signal": _int(self.ad.evaluate("ExitSignal"))}
         else:
             how = {"return_value": _int(self.ad.evaluate("ExitCode"))}
-        usage = {"run_remote_usage": self._usage(), **how}
+        usage = {"run_remote_usage": self._usage(), "resources": self._resources(), **how}
         if outcome.action is PolicyAction.REMOVE and outcome.attr == "OnExitRemove":
             self._commit(now)
             return ExitDecision(int(ShadowExit.JOB_EXITED), [LogEvent("terminated", now, {
@@ -237,6 +237,21 @@ class ShadowJob:
         return ExitDecision(int(ShadowExit.JOB_SHOULD_REQUEUE), [LogEvent("evicted", now, {
             "run_remote_usage": self._usage(),
         })])
+
+    def _resources(self) -> list[ResourceUsage]:
+        """The Partitionable Resources table: usage and request (job), allocated (slot)."""
+        def number(ad: ClassAd, attr: str) -> int | float | None:
+            value = ad.evaluate(attr)
+            return value if type(value) in (int, float) else None
+
+        return [
+            ResourceUsage("Cpus", None, number(self.ad, "RequestCpus"),
+                          number(self.slot_ad, "Cpus")),
+            ResourceUsage("Disk", number(self.ad, "DiskUsage"), number(self.ad, "RequestDisk"),
+                          number(self.slot_ad, "Disk")),
+            ResourceUsage("Memory", number(self.ad, "MemoryUsage"),
+                          number(self.ad, "RequestMemory"), number(self.slot_ad, "Memory")),
+        ]
 
     def _usage(self) -> Rusage:
         return Rusage(usr=_int(self.ad.evaluate("RemoteUserCpu")),

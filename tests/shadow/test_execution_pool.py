@@ -48,6 +48,14 @@ async def test_a_sleep_job_runs_its_argument_and_completes(
         assert [e.timestamp - start for e in events] == [0, 8, 600]
         assert events[0].fields["SlotName"] == "slot1@exec1"
         assert events[2].fields["ReturnValue"] == 0
+        # HTCondor's own reader takes the termination with its resources table.
+        import htcondor
+
+        (terminated,) = [e for e in htcondor.JobEventLog(str(h.iwd / "job.log")).events(0)
+                         if e.type == htcondor.JobEventType.JOB_TERMINATED]
+        assert terminated["ReturnValue"] == 0
+        assert terminated["RequestCpus"] == 1 and terminated["MemoryUsage"] == 1
+        assert terminated["RequestMemory"] == 1 and terminated["DiskUsage"] == 43
 
 
 async def test_the_shadow_pushes_dirty_attributes_every_900_seconds(
