@@ -72,5 +72,20 @@ def main(argv: list[str]) -> int:
     if tour.exists():
         from condorsim.tools.replay import main as replay_main
 
-        return replay_main([str(tour), "--explain", "--keep", str(REPO / "runs" / "tour")])
+        run_dir = REPO / "runs" / "tour"
+        status = replay_main([str(tour), "--explain", "--keep", str(run_dir)])
+        print(f"""
+The run directory is kept at {run_dir}:
+  log/             each daemon's log (SchedLog, StartLog, StarterLog, ...), JSON lines
+  spool/           the schedd's job_queue.log and history
+  trace.jsonl      every message between the daemons
+  tour.log         the jobs' user event log, as HTCondor writes it
+
+What to try next:
+  .venv/bin/condorsim trace 2.0 --run {run_dir}             the deferred job's ClassAd flow
+  .venv/bin/condorsim trace 2.0 --run {run_dir} --mermaid   ... as a sequence diagram
+  .venv/bin/condorsim replay scenarios/deferral.toml        deferral: wait, window, missed
+  .venv/bin/condorsim up                                    a live mini-pool; then submit, q,
+                                                            status, hold, release, rm, down""")
+        return status
     return matchmaking_show()
