@@ -190,11 +190,11 @@ class ShadowJob:
             how: dict[str, Any] = {"signal": _int(self.ad.evaluate("ExitSignal"))}
         else:
             how = {"return_value": _int(self.ad.evaluate("ExitCode"))}
-        usage = {"run_remote_usage": self._usage(), "resources": self._resources(), **how}
+        usage = {"run_remote_usage": self._usage(), **how}
         if outcome.action is PolicyAction.REMOVE and outcome.attr == "OnExitRemove":
             self._commit(now)
             return ExitDecision(int(ShadowExit.JOB_EXITED), [LogEvent("terminated", now, {
-                "total_remote_usage": self._usage(), **usage,
+                "total_remote_usage": self._usage(), "resources": self._resources(), **usage,
             })])
         if outcome.action is PolicyAction.STAY:
             self.set("RequeueReason", outcome.reason)
@@ -235,7 +235,7 @@ class ShadowJob:
             return ExitDecision(int(ShadowExit.JOB_SHOULD_REMOVE), [])
         self.set("LastVacateTime", int(now))
         return ExitDecision(int(ShadowExit.JOB_SHOULD_REQUEUE), [LogEvent("evicted", now, {
-            "run_remote_usage": self._usage(),
+            "run_remote_usage": self._usage(), "resources": self._resources(),
         })])
 
     def _resources(self) -> list[ResourceUsage]:
