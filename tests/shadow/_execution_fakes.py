@@ -29,8 +29,7 @@ from daemons.shadow.daemon import Shadow
 from daemons.starter.daemon import Starter
 
 EPOCH = 1_767_225_600
-# Not 9618: the in-process network hands out ports from 9618 up to daemons that ask for any.
-CONFIG = "COLLECTOR_HOST = 127.0.0.1:9600\n"
+CONFIG = "COLLECTOR_HOST = 127.0.0.1:9618\n"
 
 
 @dataclass
