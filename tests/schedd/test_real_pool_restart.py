@@ -8,32 +8,16 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
+from _pool_cli import run_cli, wait_for
 
 pytestmark = pytest.mark.pool
 
 
-def _run(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, CONDORSIM_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "condorsim.cli", *args], env=env,
-                          capture_output=True, text=True, timeout=90, input=stdin)
-
-
-def _wait_for(condition, what: str, seconds: float = 40.0) -> None:  # type: ignore[no-untyped-def]
-    end = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out after {seconds} s waiting for {what}")
-        time.sleep(0.1)
-
-
 def _statuses(home: Path) -> dict[str, int]:
-    out = _run(home, "q", "-allusers", "-af", "ClusterId", "ProcId", "JobStatus")
+    out = run_cli(home, "q", "-allusers", "-af", "ClusterId", "ProcId", "JobStatus")
     rows = [line.split() for line in out.stdout.splitlines() if line.strip()]
     return {f"{c}.{p}": int(s) for c, p, s in rows}
 
@@ -47,14 +31,14 @@ def test_a_killed_schedd_comes_back_with_every_job_and_the_history(tmp_path: Pat
     )
     sub = tmp_path / "job.sub"
     sub.write_text("executable = /bin/sleep\narguments = 600\nqueue 3\n")
-    assert _run(home, "up").returncode == 0
+    assert run_cli(home, "up").returncode == 0
     try:
-        submitted = _run(home, "submit", str(sub))
+        submitted = run_cli(home, "submit", str(sub))
         assert "3 job(s) submitted to cluster 1." in submitted.stdout, submitted.stderr
-        assert _run(home, "hold", "1.0").returncode == 0
-        assert _run(home, "hold", "1.1").returncode == 0
-        assert _run(home, "release", "1.1").returncode == 0
-        assert _run(home, "rm", "1.2").returncode == 0
+        assert run_cli(home, "hold", "1.0").returncode == 0
+        assert run_cli(home, "hold", "1.1").returncode == 0
+        assert run_cli(home, "release", "1.1").returncode == 0
+        assert run_cli(home, "rm", "1.2").returncode == 0
         before = _statuses(home)
         assert before == {"1.0": 5, "1.1": 1}
 
@@ -63,10 +47,10 @@ def test_a_killed_schedd_comes_back_with_every_job_and_the_history(tmp_path: Pat
         schedd_pid = next(int(r["pid"]) for r in starts
                           if r["event"] == "daemon_started" and r.get("daemon") == "schedd")
         os.kill(schedd_pid, 9)
-        _wait_for(lambda: _statuses(home) == before, "the restarted schedd to answer")
-        history = _run(home, "history", "-af", "ClusterId", "ProcId", "JobStatus")
+        wait_for(lambda: _statuses(home) == before, "the restarted schedd to answer")
+        history = run_cli(home, "history", "-af", "ClusterId", "ProcId", "JobStatus")
         assert history.stdout.split() == ["1", "2", "3"]
-        held = _run(home, "q", "-allusers", "-hold")
+        held = run_cli(home, "q", "-allusers", "-hold")
         assert "via condor_hold" in held.stdout
     finally:
-        assert _run(home, "down").returncode == 0
+        assert run_cli(home, "down").returncode == 0

@@ -1,0 +1,26 @@
+"""Helpers for tests that drive a real pool through the `condorsim` command line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+
+def run_cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `condorsim ARGS` against the pool at ``home`` ($CONDORSIM_HOME)."""
+    env = dict(os.environ, CONDORSIM_HOME=str(home))
+    return subprocess.run([sys.executable, "-m", "condorsim.cli", *args], env=env,
+                          capture_output=True, text=True, timeout=90)
+
+
+def wait_for(condition: Callable[[], bool], what: str, seconds: float = 40.0) -> None:
+    """Wait for a condition of real processes, failing after ``seconds`` (never a fixed sleep)."""
+    end = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out after {seconds} s waiting for {what}")
+        time.sleep(0.05)
