@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -258,6 +259,12 @@ class Endpoint:
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
             if self.log is not None:
                 self.log.info("connection_lost", peer=conn.peer, error=str(e))
+        except Exception as e:  # a handler's bug: lose this connection, never the daemon
+            if self.log is not None:
+                self.log.error(
+                    "handler_failed", peer=conn.peer, error=f"{type(e).__name__}: {e}",
+                    traceback="".join(traceback.format_exception(e)),
+                )
         finally:
             with trio.CancelScope(shield=True):
                 await conn.aclose()
