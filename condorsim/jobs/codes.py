@@ -20,8 +20,12 @@ class JobStatus(IntEnum):
     SUSPENDED = 7
 
 
-STATUS_LETTER = {1: "I", 2: "R", 3: "X", 4: "C", 5: "H", 6: ">", 7: "S"}
-"""condor_q's ST column (and condor_router_q's ``UIRXCHE`` with 0 = U)."""
+STATUS_LETTER = {0: "U", 1: "I", 2: "R", 3: "X", 4: "C", 5: "H", 6: "E", 7: "S"}
+"""The status letters of condor_q's ST column and condor_router_q's ``UIRXCHE``.
+
+No HTCondor code sets JobStatus 6; a job transferring output stays 2 with
+TransferringOutput (condor_q then shows ``>``), per the reference section 5.2.
+"""
 
 
 class Universe(IntEnum):
