@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
 import sys
 from dataclasses import dataclass, field
 
@@ -177,7 +178,7 @@ def run_storm(
                         [sys.executable, "-m", "condorsim.runtime.storm", "--name", name,
                          "--run-dir", workdir, "--clock", "virtual",
                          "--coordinator", coord_address, "--start", repr(start)],
-                        stdout=__import__("subprocess").PIPE,
+                        stdout=subprocess.PIPE,
                     )
                     procs.append(proc)
                     assert proc.stdout is not None
