@@ -549,6 +549,27 @@ class SHADOW_QEDIT(Message):
     ad: ClassAd
 
 
+@message("SHADOW_RECONNECT")
+class SHADOW_RECONNECT(Message):
+    """A restarted schedd asks the shadow for its instance of ``job`` on ``claim_id``.
+
+    ``reconnect`` true (the job lease is valid): the instance reports to this schedd from
+    now on (OK), or FAILED when the shadow has no such instance. False (no lease, or it
+    expired): the schedd requeues the job; the instance ends quietly (OK either way).
+    """
+
+    job: str
+    claim_id: str
+    reconnect: bool
+
+
+@message("SHADOW_STARTED")
+class SHADOW_STARTED(Message):
+    """A shadow process that has just started tells its schedd where it listens."""
+
+    address: str
+
+
 # Startd <-> starter, starter <-> shadow.
 
 
