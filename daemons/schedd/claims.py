@@ -48,6 +48,7 @@ class Claim:
     job: JobId | None = None
     next_alive: float = 0.0
     closing: bool = False
+    shadow_addr: str | None = None  # the shadow process that runs its job
 
 
 class ClaimKeeper:
@@ -75,6 +76,11 @@ class ClaimKeeper:
             if claim.job == job:
                 return claim
         return None
+
+    def adopt(self, claim: Claim) -> None:
+        """Keep a claim the schedd did not make in this life (a job it reconnects)."""
+        self.claims[claim.claim_id] = claim
+        self._alive_wakeup.set()
 
     # -- from a match to a claim
 
@@ -149,6 +155,7 @@ class ClaimKeeper:
             claim.closing = True
             self._offer(claim)
             return
+        claim.shadow_addr = addr
         self.ctx.log.info("shadow_started", job=job_str(job))
 
     async def _shadow(self) -> str | None:
