@@ -22,6 +22,7 @@ from typing import Any
 
 from condorsim import pool as poolmod
 from condorsim.config import Config, ConfigError
+from condorsim.replay.jobflow import job_flow
 from condorsim.replay.progress import sim_datetime
 from condorsim.runtime.trace import read_trace
 
@@ -32,14 +33,6 @@ _SHOWN_ATTRS = 8  # attribute names listed in a table row before "(+N more)"
 
 class TraceError(Exception):
     """The arguments or the run directory cannot give a trace."""
-
-
-def job_records(records: Iterable[Mapping[str, Any]], job: str) -> list[Mapping[str, Any]]:
-    """The records of job ``"c.p"``, or of every job of cluster ``"c"``, in trace order."""
-    if "." in job:
-        return [r for r in records if r.get("job") == job]
-    prefix = job + "."
-    return [r for r in records if str(r.get("job") or "").startswith(prefix)]
 
 
 def format_table(records: Iterable[Mapping[str, Any]], tz: str) -> str:
@@ -100,7 +93,7 @@ def trace_text(job: str, run_dir: Path, *, mermaid: bool) -> str:
         raise TraceError(f"no trace at {path} (keep a replay's run with "
                          "`condorsim replay FILE --keep DIR`, then `--run DIR`)")
     try:
-        records = job_records(read_trace(path), job)
+        records = job_flow(read_trace(path), job, run_dir)
     except (ValueError, KeyError) as e:
         raise TraceError(f"{path} is not a trace: {e}") from None
     if not records:

@@ -1,0 +1,266 @@
+"""Which messages of a trace belong to which job: a job's ClassAd flow, submit to history.
+
+How this works
+--------------
+A ``trace.jsonl`` record names a job (``job``) only when the message carries that job's
+ad or id. The rest of a job's story is recovered here, from the trace and what the run
+directory keeps beside it:
+
+1. **the submit**: the schedd logs ``submitted`` (``cluster``, ``procs``) right before it
+   answers ``SUBMIT_RESULT``, so the n-th SUBMIT_RESULT of the trace is the n-th
+   ``submitted`` of ``log/SchedLog`` (same simulated second, or the pairing stops). The
+   RESCHEDULE the schedd sends after that submit belongs to the same jobs;
+2. **the negotiation**: the negotiator logs ``matched`` (``job``) right before it sends
+   PERMISSION_AND_AD, so the n-th PERMISSION_AND_AD is the n-th ``matched`` of
+   ``log/NegotiatorLog``. The job's part of that conversation is its NEGOTIATE, the
+   SEND_RESOURCE_REQUEST_LIST / RESOURCE_REQUEST_LIST that carried its request, its
+   PERMISSION_AND_AD and the END_NEGOTIATE;
+3. **the starter's messages to the startd**: it sends STARTER_UPDATE with the same ad
+   right after each REGISTER_JOB_INFO, and STARTER_EXITED after JOB_EXIT, so each pairs
+   with the earliest unpaired one of the same starter;
+4. **replies**: a reply (OK, FAILED, SUBMIT_RESULT, CLAIM_RESPONSE, ...) from B to A
+   answers the oldest unanswered request from A to B that it can answer; both belong to
+   the jobs either belongs to;
+5. **the history**: ``spool/history`` (the schedd, when the job left the queue) and
+   ``spool/startd_history`` (the startd, when the claim was deactivated) give one
+   ``history`` row each, with the attributes of the ad written.
+
+Several jobs can share a message (a RESOURCE_REQUEST_LIST of several autoclusters, a
+cluster's SUBMIT_JOBS), so each record gets a set of jobs. The pairings are exact while
+each daemon sends in the order it logs; they are documented in docs/replay.md.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from condorsim.classad import ClassAd, ClassAdError
+
+from .explain import read_log_records
+
+__all__ = ["attribute_jobs", "history_records", "job_flow", "select_job"]
+
+Record = Mapping[str, Any]
+
+# reply command -> the requests it can answer (None: any request)
+_ANSWERS: Final[dict[str, frozenset[str] | None]] = {
+    "SUBMIT_RESULT": frozenset({"SUBMIT_JOBS"}),
+    "ACT_RESULT": frozenset({"ACT_ON_JOBS", "QEDIT"}),
+    "CLAIM_RESPONSE": frozenset({"REQUEST_CLAIM"}),
+    "SHADOW_UPDATE_REPLY": frozenset({"SHADOW_UPDATE"}),
+    "RESOURCE_REQUEST_LIST": frozenset({"SEND_RESOURCE_REQUEST_LIST"}),
+    "NO_MORE_JOBS": frozenset({"SEND_RESOURCE_REQUEST_LIST"}),
+    "QUERY_RESULT": None,
+    "OK": None,
+    "FAILED": None,
+}
+# messages that get no reply (docs/protocol.md)
+_ONE_WAY_PREFIXES: Final = ("UPDATE_", "INVALIDATE_", "SIM_", "DC_")
+_ONE_WAY: Final = frozenset({
+    "RESCHEDULE", "NEGOTIATE", "PERMISSION_AND_AD", "REJECTED_WITH_REASON", "END_NEGOTIATE",
+    "REGISTER_STARTER_INFO", "REGISTER_JOB_INFO", "STARTER_UPDATE", "BEGIN_EXECUTION",
+    "STARTER_EXITED",
+})
+
+
+def _expects_reply(cmd: str) -> bool:
+    return cmd not in _ANSWERS and cmd not in _ONE_WAY and not cmd.startswith(_ONE_WAY_PREFIXES)
+
+
+def _daemon(name: str) -> str:
+    return name.split("@", 1)[0]
+
+
+def _events(logs: Iterable[Record], daemon: str, event: str) -> deque[Record]:
+    chosen = [r for r in logs if r.get("daemon") == daemon and r.get("event") == event]
+    chosen.sort(key=lambda r: (r["sim_time"], r.get("wall_time") or 0))
+    return deque(chosen)
+
+
+def attribute_jobs(records: Sequence[Record], logs: Iterable[Record] = ()) -> list[set[str]]:
+    """The jobs (``"cluster.proc"``) each trace record belongs to, in the same order.
+
+    ``logs`` are the daemons' log records (:func:`condorsim.replay.explain.read_log_records`);
+    without them, submits and negotiations are not attributed.
+    """
+    logs = list(logs)
+    jobs: list[set[str]] = [{r["job"]} if r.get("job") else set() for r in records]
+    _submits(records, jobs, _events(logs, "schedd", "submitted"))
+    _negotiations(records, jobs, _events(logs, "negotiator", "matched"))
+    _starter_followers(records, jobs)
+    _replies(records, jobs)
+    return jobs
+
+
+def _submits(records: Sequence[Record], jobs: list[set[str]], submitted: deque[Record]) -> None:
+    reschedule_for: dict[str, set[str]] = {}  # schedd -> the jobs of its last submit
+    for i, r in enumerate(records):
+        cmd, sender = r["cmd"], str(r["from"])
+        if cmd == "SUBMIT_RESULT" and _daemon(sender) == "schedd" and submitted:
+            event = submitted[0]
+            if int(event["sim_time"]) != int(r["t"]):
+                submitted.clear()  # the log and the trace disagree: attribute no more
+                continue
+            submitted.popleft()
+            cluster, procs = event.get("cluster"), event.get("procs")
+            if isinstance(cluster, int) and isinstance(procs, int):
+                jobs[i] |= {f"{cluster}.{p}" for p in range(procs)}
+                reschedule_for[sender] = set(jobs[i])
+        elif cmd == "RESCHEDULE" and sender in reschedule_for:
+            jobs[i] |= reschedule_for.pop(sender)
+
+
+def _negotiations(records: Sequence[Record], jobs: list[set[str]],
+                  matched: deque[Record]) -> None:
+    for i, r in enumerate(records):
+        if r["cmd"] != "PERMISSION_AND_AD" or not matched:
+            continue
+        event = matched[0]
+        if int(event["sim_time"]) != int(r["t"]):
+            matched.clear()
+            continue
+        matched.popleft()
+        job = event.get("job")
+        if not isinstance(job, str):
+            continue
+        negotiator, schedd = r["from"], r["to"]
+        jobs[i].add(job)
+        wanted = {"SEND_RESOURCE_REQUEST_LIST": (negotiator, schedd),
+                  "RESOURCE_REQUEST_LIST": (schedd, negotiator),
+                  "NEGOTIATE": (negotiator, schedd)}
+        for j in range(i - 1, -1, -1):
+            cmd = records[j]["cmd"]
+            if wanted.get(cmd) == (records[j]["from"], records[j]["to"]):
+                jobs[j].add(job)
+                del wanted[cmd]
+                if cmd == "NEGOTIATE":
+                    break
+        for j in range(i + 1, len(records)):
+            if records[j]["cmd"] == "END_NEGOTIATE" and \
+                    (records[j]["from"], records[j]["to"]) == (negotiator, schedd):
+                jobs[j].add(job)
+                break
+
+
+def _starter_followers(records: Sequence[Record], jobs: list[set[str]]) -> None:
+    """STARTER_UPDATE follows REGISTER_JOB_INFO, STARTER_EXITED follows JOB_EXIT."""
+    leader = {"STARTER_UPDATE": "REGISTER_JOB_INFO", "STARTER_EXITED": "JOB_EXIT"}
+    pending: dict[tuple[str, str], deque[set[str]]] = {}
+    for i, r in enumerate(records):
+        cmd, sender = r["cmd"], str(r["from"])
+        if cmd in leader.values() and jobs[i]:
+            pending.setdefault((sender, cmd), deque()).append(jobs[i])
+        elif cmd in leader:
+            queue = pending.get((sender, leader[cmd]))
+            if queue:
+                jobs[i] |= queue.popleft()
+
+
+def _replies(records: Sequence[Record], jobs: list[set[str]]) -> None:
+    pending: dict[tuple[str, str], list[int]] = {}
+    pairs: list[tuple[int, int]] = []
+    for i, r in enumerate(records):
+        cmd = str(r["cmd"])
+        if cmd in _ANSWERS:
+            waiting = pending.get((r["to"], r["from"]), [])
+            answers = _ANSWERS[cmd]
+            for k, j in enumerate(waiting):
+                if answers is None or records[j]["cmd"] in answers:
+                    pairs.append((j, i))
+                    del waiting[k]
+                    break
+        if _expects_reply(cmd):
+            pending.setdefault((r["from"], r["to"]), []).append(i)
+    for request, reply in pairs:
+        both = jobs[request] | jobs[reply]
+        jobs[request] |= both
+        jobs[reply] |= both
+
+
+def _read_history(path: Path) -> list[tuple[ClassAd, int]]:
+    """(ad, CompletionDate of the banner) of each entry of a history file, oldest first."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    entries: list[tuple[ClassAd, int]] = []
+    current: list[str] = []
+    for line in text.splitlines():
+        if not line.startswith("*** "):
+            current.append(line)
+            continue
+        words = line.split()
+        when = words[words.index("CompletionDate") + 2] if "CompletionDate" in words[:-2] \
+            else "-1"
+        try:
+            entries.append((ClassAd.parse_old("\n".join(current)),
+                            int(when) if when.lstrip("-").isdigit() else -1))
+        except ClassAdError:
+            pass
+        current = []
+    return entries
+
+
+def _ad_job(ad: ClassAd) -> str | None:
+    cluster, proc = ad.evaluate("ClusterId"), ad.evaluate("ProcId")
+    if type(cluster) is int and type(proc) is int:
+        return f"{cluster}.{proc}"
+    return None
+
+
+def history_records(run_dir: Path) -> list[dict[str, Any]]:
+    """One ``history`` row per ad written to ``spool/history`` (from ``schedd``, at the
+    job's CompletionDate, else EnteredCurrentStatus) and ``spool/startd_history`` (from
+    ``startd``, at the time of its banner)."""
+    rows: list[dict[str, Any]] = []
+    for name, sender in (("history", "schedd"), ("startd_history", "startd")):
+        for ad, banner_time in _read_history(run_dir / "spool" / name):
+            job = _ad_job(ad)
+            if job is None:
+                continue
+            t = banner_time
+            if sender == "schedd":
+                for attr in ("CompletionDate", "EnteredCurrentStatus"):
+                    value = ad.evaluate(attr)
+                    if type(value) is int and value > 0:
+                        t = value
+                        break
+            if t <= 0:
+                continue
+            rows.append({"t": t, "from": sender, "to": "history", "cmd": "HISTORY",
+                         "job": job, "attrs": sorted(ad.keys(), key=str.lower)})
+    return rows
+
+
+def select_job(job: str, jobs: Iterable[str]) -> bool:
+    """Whether ``jobs`` holds job ``"c.p"``, or a job of cluster ``"c"``."""
+    if "." in job:
+        return job in jobs
+    return any(j.split(".", 1)[0] == job for j in jobs)
+
+
+def job_flow(records: Sequence[Record], job: str, run_dir: Path | None = None) -> list[Record]:
+    """The records of job ``"c.p"`` (or of every job of cluster ``"c"``) in trace order,
+    with the history rows, using the logs and spool of ``run_dir`` when given."""
+    logs = read_log_records(run_dir / "log") if run_dir is not None else []
+    owners = attribute_jobs(records, logs)
+    flow = [(r, js) for r, js in zip(records, owners, strict=True) if select_job(job, js)]
+    if run_dir is None:
+        return [r for r, _ in flow]
+    for row in history_records(run_dir):
+        if not select_job(job, {row["job"]}):
+            continue
+        place = len(flow)
+        while place > 0 and flow[place - 1][0]["t"] > row["t"]:
+            place -= 1
+        if row["from"] == "startd":  # written as the claim is deactivated
+            exited = [k for k, (r, js) in enumerate(flow[:place])
+                      if r["cmd"] == "STARTER_EXITED" and row["job"] in js]
+            if exited:
+                place = exited[-1] + 1
+                row["from"] = str(flow[exited[-1]][0]["to"])
+        flow.insert(place, (row, {row["job"]}))
+    return [r for r, _ in flow]
