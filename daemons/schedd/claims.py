@@ -61,7 +61,6 @@ class ClaimKeeper:
         self._shadow_addr: str | None = None
         self._alive_wakeup = trio.Event()
         cfg = self.ctx.config
-        self.worklife = cfg.get_int("CLAIM_WORKLIFE", 1200)
         self.alive_interval = cfg.get_int("ALIVE_INTERVAL", 300)
 
     @property
@@ -201,7 +200,12 @@ class ClaimKeeper:
         now = int(trio.current_time())
         if self.claims.get(claim.claim_id) is not claim or claim.job is not None:
             return
-        if not claim.closing and now - claim.created < self.worklife:
+        # CLAIM_WORKLIFE is the startd's (its slot ad carries it): a claim older than that
+        # takes no more jobs, as HTCondor's shadow learns from DEACTIVATE_CLAIM's reply
+        # (JOB_EXITED_AND_CLAIM_CLOSING); the startd would refuse the activation anyway.
+        worklife = claim.slot_ad.evaluate("CLAIM_WORKLIFE")
+        expired = type(worklife) is int and 0 <= worklife < now - claim.created
+        if not claim.closing and not expired:
             ctx = EvalContext(now=now)
             idle = sorted(
                 (j for j in q.jobs if q.status(j) == JobStatus.IDLE

@@ -5,7 +5,11 @@ How this works
 The slot state machine (slot.py) returns :data:`Action` values instead of doing I/O: the
 runner tells the starter to stop, suspend or continue a job, answers a REQUEST_CLAIM that
 waited for a preemption, or appends a job to the startd history. A :class:`Claim` is the
-slot's record of one claim: the request it came with, its lease, and its running job.
+slot's record of one claim: the request it came with, its lease, its running job, and the
+clocks HTCondor's claim keeps (claim.cpp ``changeState``): when it was claimed, how many
+jobs it activated, and how long its jobs ran and were suspended -- the current job's
+(TotalJobRunTime, TotalJobSuspendTime) and the whole claim's (TotalClaimRunTime,
+TotalClaimSuspendTime).
 """
 
 from __future__ import annotations
@@ -65,6 +69,15 @@ class Claim:
     job_ad: ClassAd | None = None
     job_started: float = 0.0
     starter_ad: ClassAd = field(default_factory=ClassAd)
+    claimed_at: float = 0.0  # HTCondor's c_claim_started: the claim's age counts from here
+    activations: int = 0
+    # run/suspend clocks: closed totals plus the open period (clock "run" or "suspend")
+    clock: str = ""
+    clock_since: float = 0.0
+    job_run: float = 0.0
+    job_suspend: float = 0.0
+    claim_run: float = 0.0
+    claim_suspend: float = 0.0
 
     @property
     def user(self) -> str:
@@ -73,6 +86,37 @@ class Claim:
             if type(value) is str:
                 return value
         return ""
+
+    def set_clock(self, clock: str, now: float) -> None:
+        """Close the open run or suspend period and open ``clock`` ("run", "suspend", "")."""
+        spent = now - self.clock_since
+        if self.clock == "run":
+            self.job_run += spent
+            self.claim_run += spent
+        elif self.clock == "suspend":
+            self.job_suspend += spent
+            self.claim_suspend += spent
+        self.clock, self.clock_since = clock, now
+
+    def begin_job(self, now: float) -> None:
+        """An activation: the job's clocks start from zero, the claim's go on."""
+        self.activations += 1
+        self.job_run = self.job_suspend = 0.0
+        self.set_clock("run", now)
+
+    def times(self, now: float) -> dict[str, int]:
+        """TotalJobRunTime, ... as the slot ad publishes them (only those above zero)."""
+        spent = now - self.clock_since
+        run = spent if self.clock == "run" else 0.0
+        suspend = spent if self.clock == "suspend" else 0.0
+        values = {
+            "TotalJobRunTime": self.job_run + run if self.job_ad is not None else 0.0,
+            "TotalJobSuspendTime": self.job_suspend + suspend if self.job_ad is not None
+            else 0.0,
+            "TotalClaimRunTime": self.claim_run + run,
+            "TotalClaimSuspendTime": self.claim_suspend + suspend,
+        }
+        return {k: int(v) for k, v in values.items() if int(v) > 0}
 
     def job_id(self) -> str:
         ad = self.job_ad if self.job_ad is not None else self.request_ad

@@ -34,8 +34,8 @@ from .slot import Slot
 
 _NET_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, ProtocolError,
                ConnectionClosed)
-_DYNAMIC_POLICY = [k for k in POLICY_KNOBS if k not in ("RANK", "MAXJOBRETIREMENTTIME",
-                                                        "MachineMaxVacateTime", "WANT_VACATE")]
+_DYNAMIC_POLICY = [k for k in POLICY_KNOBS if k not in (
+    "RANK", "MAXJOBRETIREMENTTIME", "MachineMaxVacateTime", "WANT_VACATE", "CLAIM_WORKLIFE")]
 
 
 class Startd:

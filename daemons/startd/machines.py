@@ -21,11 +21,11 @@ DEFAULT_MEMORY_MB = 2048
 DEFAULT_DISK_KB = 10_000_000
 
 POLICY_KNOBS = ("START", "RANK", "SUSPEND", "CONTINUE", "PREEMPT", "KILL", "WANT_SUSPEND",
-                "WANT_VACATE", "MAXJOBRETIREMENTTIME", "MachineMaxVacateTime")
+                "WANT_VACATE", "MAXJOBRETIREMENTTIME", "MachineMaxVacateTime", "CLAIM_WORKLIFE")
 _POLICY_DEFAULTS = {"START": "True", "RANK": "0", "SUSPEND": "False", "CONTINUE": "True",
                     "PREEMPT": "False", "KILL": "False", "WANT_SUSPEND": "False",
                     "WANT_VACATE": "True", "MAXJOBRETIREMENTTIME": "0",
-                    "MachineMaxVacateTime": "600"}
+                    "MachineMaxVacateTime": "600", "CLAIM_WORKLIFE": "1200"}
 
 
 class MachineConfigError(Exception):

@@ -17,6 +17,14 @@ the running job is vacated and the new claim takes over once the starter is gone
 CLAIM_RESPONSE waits until then. A claim lives while ALIVEs arrive: its lease is
 MAX_CLAIM_ALIVES_MISSED x the alive interval, renewed by each ALIVE.
 
+CLAIM_WORKLIFE (HTCondor's ``Resource::claimWorklifeExpired``): once a claim has run a job
+and is older than CLAIM_WORKLIFE seconds (strictly; a negative or non-integer value means
+no limit), it takes no further job: ACTIVATE_CLAIM is refused, and an idle claim shuts
+down (Preempting, then Owner/Unclaimed with a fresh ClaimId) -- at once when its job exits,
+or when it turns that old while idle. The slot ad publishes CLAIM_WORKLIFE, so the
+claim's holder can tell whether the claim is closing, and the claim's clocks
+(TotalClaimRunTime, TotalJobRunTime, ...).
+
 Policy, evaluated with the slot ad as MY and the job as TARGET: START (and the job's
 Requirements) on REQUEST_CLAIM; RANK gives CurrentRank; on each tick, START moves an idle
 slot between Owner and Unclaimed, WANT_SUSPEND && SUSPEND suspends and CONTINUE
@@ -26,6 +34,7 @@ WANT_VACATE is false), KILL or MachineMaxVacateTime turns vacating into killing.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from condorsim.classad import ClassAd, EvalContext, ExprTree, parse_expr, rank, symmetric_match
@@ -121,8 +130,11 @@ class Slot:
 
     # -- the slot ad ---------------------------------------------------------------------
 
-    def ad(self, now: float) -> ClassAd:
-        """The slot ad: the startd-wide attributes, the machine's ATTRS, then the slot's own."""
+    def ad(self, now: float, *, with_claim: bool = True) -> ClassAd:
+        """The slot ad: the startd-wide attributes, the machine's ATTRS, then the slot's own.
+
+        ``with_claim=False`` leaves out what the claim adds (for CLAIM_WORKLIFE, which
+        HTCondor evaluates in the slot's configuration ad)."""
         busy = self.activity in (Activity.BUSY, Activity.RETIRING) or (
             self.state == State.PREEMPTING and self.job_running)
         ad = self.common.copy()
@@ -144,10 +156,14 @@ class Slot:
         })
         ad["START"] = self.machine.policy["START"]
         ad["Rank"] = self.machine.policy["RANK"]
+        ad["CLAIM_WORKLIFE"] = self.machine.policy["CLAIM_WORKLIFE"]
         # a preempting slot takes no further match (the docs: Requirements is False)
         ad["Requirements"] = False if self.state == State.PREEMPTING else _REQUIREMENTS
         claim = self.claim
+        if not with_claim:
+            return ad
         if claim is not None and self.state in (State.CLAIMED, State.PREEMPTING):
+            ad.update(claim.times(now))
             ad["CurrentRank"] = claim.rank
             ad["RemoteOwner"] = claim.user
             ad["RemoteUser"] = claim.user
@@ -182,7 +198,7 @@ class Slot:
             return False, "the job does not match the machine's requirements", []
         new_rank = rank(slot_ad, job_ad, EvalContext(now=int(now)))
         claim = Claim(claim_id=claim_id, request_ad=job_ad, scheduler_addr=scheduler_addr,
-                      lease_deadline=now + self.lease_duration, rank=new_rank)
+                      lease_deadline=now + self.lease_duration, rank=new_rank, claimed_at=now)
         self.offered_claim_id = self._fresh_id()
         self.ad_changed = True
         if self.state == State.UNCLAIMED:
@@ -203,9 +219,13 @@ class Slot:
             return "claim id is not valid"
         if (self.state, self.activity) != (State.CLAIMED, Activity.IDLE):
             return f"the claim is {self.state.value}/{self.activity.value}, not Claimed/Idle"
+        if self.worklife_expired(now):
+            return (f"the claim's CLAIM_WORKLIFE ({self.worklife(now)} s) has expired: "
+                    "it takes no more jobs")
         self.claim.job_ad = job_ad
         self.claim.job_started = now
         self.claim.starter_ad = ClassAd()
+        self.claim.begin_job(now)
         self.claim.rank = rank(self.ad(now), job_ad, EvalContext(now=int(now)))
         self._go(Event.ACTIVATED, now)
         return None
@@ -213,6 +233,7 @@ class Slot:
     def activation_failed(self, now: float) -> None:
         """The starter could not be told: back to Claimed/Idle."""
         if self.claim is not None and self.activity == Activity.BUSY:
+            self.claim.set_clock("", now)
             self.claim.job_ad = None
             self._go(Event.JOB_DONE, now)
 
@@ -230,11 +251,14 @@ class Slot:
         job = self._job()
         assert job is not None
         actions: list[Action] = [WriteHistory(job)]
+        claim.set_clock("", now)
         claim.job_ad = None
         claim.starter_ad = ClassAd()
         self._go(Event.JOB_DONE, now)
         if self.state == State.PREEMPTING:
             actions += self._preemption_over(now)
+        elif self.worklife_expired(now):
+            actions += self._end_worklife(now)
         return actions
 
     def deactivate(self, claim_id: str, forcibly: bool, now: float) -> list[Action] | None:
@@ -243,6 +267,7 @@ class Slot:
             return None
         if self.claim.job_ad is None:
             return []
+        self.claim.set_clock("", now)  # HTCondor's claim is Vacating: its clocks stop
         return [StopJob(claim_id, self.claim.job_id())]
 
     def release(self, claim_id: str, now: float) -> list[Action] | None:
@@ -265,11 +290,41 @@ class Slot:
         return False
 
     def next_deadline(self) -> float | None:
-        """When the claim lease lapses (the runner calls :meth:`tick` then)."""
+        """When the claim lease lapses or an idle claim outlives CLAIM_WORKLIFE (the
+        runner calls :meth:`tick` then)."""
         times = [self.preempting.lease_deadline] if self.preempting is not None else []
         if self.claim is not None and self.state == State.CLAIMED:
             times.append(self.claim.lease_deadline)  # a claim being preempted is ending
+            if self.activity == Activity.IDLE and self.claim.activations > 0:
+                worklife = self.worklife(self.claim.claimed_at)
+                if worklife >= 0:
+                    times.append(self.claim.claimed_at + worklife + 1)
         return min(times) if times else None
+
+    # -- CLAIM_WORKLIFE --------------------------------------------------------------------
+
+    def worklife(self, now: float) -> int:
+        """CLAIM_WORKLIFE in seconds (evaluated in the slot ad alone); -1 means no limit."""
+        value = self.machine.policy["CLAIM_WORKLIFE"].evaluate(
+            my=self.ad(now, with_claim=False), target=None, ctx=EvalContext(now=int(now)))
+        if type(value) is int:
+            return value
+        if type(value) is float and math.isfinite(value):
+            return int(value)
+        return -1
+
+    def worklife_expired(self, now: float) -> bool:
+        """True when the claim has run a job and is older than CLAIM_WORKLIFE."""
+        claim = self.claim
+        if claim is None or claim.activations == 0:
+            return False
+        worklife = self.worklife(now)
+        return worklife >= 0 and int(now - claim.claimed_at) > worklife
+
+    def _end_worklife(self, now: float) -> list[Action]:
+        """An idle claim outlived CLAIM_WORKLIFE: it shuts down as a released claim does."""
+        self._go(Event.WORKLIFE, now)
+        return self._preemption_over(now)
 
     # -- preemption ------------------------------------------------------------------------
 
@@ -282,6 +337,7 @@ class Slot:
         self._go(event, now)
         if self.claim.job_ad is None:
             return self._preemption_over(now)
+        self.claim.set_clock("", now)  # Vacating/Killing: the claim's clocks stop
         return [StopJob(self.claim.claim_id, job)]
 
     def _retire(self, now: float) -> list[Action]:
@@ -299,6 +355,7 @@ class Slot:
         """The preempted job is gone: hand over to the preempting claim or end the claim."""
         if self.preempting is not None:
             self.claim, self.preempting = self.preempting, None
+            self.claim.claimed_at = now  # the claim starts its life when it takes over
             self._go(Event.CLAIMED, now)
             return [ClaimGranted(self.claim.claim_id)]
         self.claim = None
@@ -322,6 +379,9 @@ class Slot:
                 self._go(Event.START_FALSE, now)
             return actions
         claim, job = self.claim, self._job()
+        if (claim is not None and (self.state, self.activity) == (State.CLAIMED, Activity.IDLE)
+                and self.worklife_expired(now)):
+            return actions + self._end_worklife(now)
         if claim is None or claim.job_ad is None:
             return actions
         if self.state == State.CLAIMED:
@@ -330,12 +390,14 @@ class Slot:
                 if _true(self._eval("WANT_SUSPEND", job, now)):
                     if _true(self._eval("SUSPEND", job, now)):
                         self._go(Event.SUSPEND, now)
+                        claim.set_clock("suspend", now)
                         actions.append(SuspendJob(claim.claim_id, claim.job_id(), True))
                 elif _true(self._eval("PREEMPT", job, now)):
                     actions += self._retire(now)
             elif self.activity == Activity.SUSPENDED:
                 if _true(self._eval("CONTINUE", job, now)):
                     self._go(Event.CONTINUE, now)
+                    claim.set_clock("run", now)
                     actions.append(SuspendJob(claim.claim_id, claim.job_id(), False))
                 elif _true(self._eval("PREEMPT", job, now)):
                     actions += self._retire(now)
@@ -347,6 +409,7 @@ class Slot:
                 # the starter when KILLING_TIMEOUT expires)
                 if job is not None:
                     actions.append(WriteHistory(job))
+                claim.set_clock("", now)
                 claim.job_ad = None
                 claim.starter_ad = ClassAd()
                 self._go(Event.JOB_DONE, now)

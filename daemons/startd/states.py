@@ -49,6 +49,7 @@ class Event(StrEnum):
     VACATE = "vacate"  # preemption: retirement over, WANT_VACATE true
     KILL = "kill"  # KILL true, vacate time over, WANT_VACATE false, forcible
     RELEASED = "released"  # RELEASE_CLAIM, or the claim lease lapsed
+    WORKLIFE = "claim_worklife"  # an idle claim older than CLAIM_WORKLIFE shuts down
     PREEMPTED_DONE = "preempted_done"  # the starter is gone while preempting
 
 
@@ -66,6 +67,7 @@ TRANSITIONS: Final[dict[tuple[State, Activity, Event], tuple[State, Activity]]] 
     (S.CLAIMED, A.IDLE, E.ACTIVATED): (S.CLAIMED, A.BUSY),
     (S.CLAIMED, A.IDLE, E.RELEASED): (S.PREEMPTING, A.VACATING),
     (S.CLAIMED, A.IDLE, E.VACATE): (S.PREEMPTING, A.VACATING),
+    (S.CLAIMED, A.IDLE, E.WORKLIFE): (S.PREEMPTING, A.VACATING),
     (S.CLAIMED, A.BUSY, E.SUSPEND): (S.CLAIMED, A.SUSPENDED),
     (S.CLAIMED, A.SUSPENDED, E.CONTINUE): (S.CLAIMED, A.BUSY),
     (S.CLAIMED, A.BUSY, E.RETIRE): (S.CLAIMED, A.RETIRING),
