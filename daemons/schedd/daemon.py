@@ -5,9 +5,10 @@ How this works
 Serves the tools (SUBMIT_JOBS, ACT_ON_JOBS, QEDIT, QUERY_JOB_ADS, QUERY_HISTORY), the
 negotiator (NEGOTIATE / SEND_RESOURCE_REQUEST_LIST / PERMISSION_AND_AD /
 REJECTED_WITH_REASON / END_NEGOTIATE on one connection, kept per connection in
-``_sessions``) and the shadow (SHADOW_UPDATE, SHADOW_EXIT). Timers: the collector update
+``_sessions``) and the shadow (SHADOW_UPDATE, SHADOW_EXIT, SHADOW_STARTED). Timers: the collector update
 (every SCHEDD_INTERVAL, and SCHEDD_MIN_INTERVAL after a queue change), the periodic policy
 (PERIODIC_EXPR_INTERVAL) and the claims' keep-alives. Claims live in :mod:`.claims`.
+After a restart, the jobs the log shows running are reconnected (:mod:`.reconnect`).
 A bad request is answered with FAILED and logged; the schedd carries on.
 """
 
@@ -29,6 +30,7 @@ from .history import read_history
 from .negotiation import Negotiations
 from .policy import evaluate_periodic
 from .queue import JobQueue
+from .reconnect import Reconnector
 from .running import apply_shadow_ad, recover_after_restart, update_cron
 from .store import JobId, ScheddError, job_str
 
@@ -68,7 +70,8 @@ class Schedd:
             raise
         for w in self.queue.store.warnings:
             ctx.log.warning("job_queue_warning", warning=w)
-        for job in recover_after_restart(self.queue, now):
+        recovery = recover_after_restart(self.queue, now)
+        for job in recovery.requeued:
             ctx.log.info("job_requeued_after_restart", job=job_str(job))
         self._refresh_schedd_interval()
         self._cron_all(now)
@@ -80,6 +83,8 @@ class Schedd:
                 self.host = self.address
                 self.queue.userlogs.host = self.address
                 self.claims = ClaimKeeper(self)
+                self.reconnector = Reconnector(self)
+                self.reconnector.start(recovery.reconnect, now)
                 self.negotiations = Negotiations(
                     self.queue, matched=self.claims.matched, is_pending=self.claims.is_pending,
                     before=self._cron_all, log=ctx.log)
@@ -314,6 +319,9 @@ class Schedd:
             return m.SHADOW_UPDATE_REPLY(ad=self.claims.take_qedits(job))
         if isinstance(msg, m.SHADOW_EXIT):
             self.claims.shadow_exit(self._job(msg.job), msg.exit_code, msg.ad, now)
+            return m.OK()
+        if isinstance(msg, m.SHADOW_STARTED):
+            self.reconnector.shadow_started(msg.address, now)
             return m.OK()
         raise ScheddError(f"the schedd does not take {msg.command}")
 

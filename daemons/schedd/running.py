@@ -10,10 +10,13 @@ Pure functions over a :class:`~.queue.JobQueue` with ``now`` passed in:
   accounting, then act on the shadow exit code as the schedd's reaper does (facts 1.4,
   2.4, 5.2).
 * :func:`update_cron` -- compute a CronTab job's DeferralTime (facts 2.2), in memory only.
+* :func:`recover_after_restart` -- the jobs a restarted schedd finds Running: which to ask
+  the shadow about (with or without a valid job lease), which to requeue at once.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from condorsim.classad import ClassAd
@@ -165,15 +168,42 @@ def update_cron(q: JobQueue, job: JobId, now: int, tz: str = "UTC", *,
     q.cron_cache.add(job)
 
 
-def recover_after_restart(q: JobQueue, now: int) -> list[JobId]:
-    """Jobs the log shows running had their shadows die with the old schedd: requeue them.
+def job_lease_remaining(ad: ClassAd, now: int) -> int:
+    """Seconds left of the job's lease, 0 when it has none or it expired (jobLeaseIsValid)."""
+    duration = ad.evaluate("JobLeaseDuration")
+    renewal = ad.evaluate("LastJobLeaseRenewal")
+    if type(duration) is not int or type(renewal) is not int:
+        return 0
+    return max(0, duration - (now - renewal))
 
-    (HTCondor would try to reconnect within the job lease; condorsim does not.)
+
+@dataclass
+class Recovery:
+    """What a restarted schedd does with the jobs its log shows running."""
+
+    requeued: list[JobId] = field(default_factory=list)
+    # (job, its lease is valid): the shadow is asked for them (SHADOW_RECONNECT)
+    reconnect: list[tuple[JobId, bool]] = field(default_factory=list)
+
+
+def recover_after_restart(q: JobQueue, now: int) -> Recovery:
+    """Jobs the log shows running: keep those with a claim for the shadow to answer for.
+
+    HTCondor's schedd spawns a reconnecting shadow for a job whose lease is valid and marks
+    the others stopped. condorsim's shadow outlives the schedd, so every job with a claim
+    stays Running (with its shadow) until the shadow answers SHADOW_RECONNECT; a job
+    without a recorded claim is requeued at once.
     """
-    back: list[JobId] = []
+    out = Recovery()
     for job in sorted(q.jobs):
-        if q.status(job) in (JobStatus.RUNNING, JobStatus.SUSPENDED):
+        if q.status(job) not in (JobStatus.RUNNING, JobStatus.SUSPENDED):
+            continue
+        ad = q.jobs[job]
+        if _str(ad, "ClaimId") and _str(ad, "StartdIpAddr"):
+            q.has_shadow.add(job)
+            out.reconnect.append((job, job_lease_remaining(ad, now) > 0))
+        else:
             _stop_accounting(q, job, now)
             mark_stopped(q, job, now)
-            back.append(job)
-    return back
+            out.requeued.append(job)
+    return out

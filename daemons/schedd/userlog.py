@@ -28,7 +28,7 @@ def user_log_path(ad: ClassAd) -> str | None:
 
 
 class UserLogs:
-    """Writes SUBMIT, JOB_HELD, JOB_RELEASED and JOB_ABORTED events for the schedd."""
+    """Writes SUBMIT, JOB_HELD, JOB_RELEASED, JOB_ABORTED and JOB_RECONNECT_FAILED events."""
 
     def __init__(self, tz: str = "UTC", host: str = "<127.0.0.1:0>",
                  on_error: Callable[[str], None] | None = None) -> None:
@@ -68,3 +68,10 @@ class UserLogs:
     def aborted(self, ad: ClassAd, t: float, reason: str) -> None:
         c, p = self._id(ad)
         self._write(ad, lambda w: w.aborted(c, p, t, reason))
+
+    def reconnect_failed(self, ad: ClassAd, t: float, reason: str, startd_name: str) -> None:
+        """JOB_RECONNECT_FAILED (024): the job is rescheduled (condor_event.cpp's text)."""
+        c, p = self._id(ad)
+        body = (f"Job reconnection failed\n    {reason}\n"
+                f"    Can not reconnect to {startd_name}, rescheduling job\n")
+        self._write(ad, lambda w: w.write_event("JOB_RECONNECT_FAILED", c, p, t, body))

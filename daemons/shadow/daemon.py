@@ -20,7 +20,15 @@ connection's handler never waits on a job. The instance
    qedit attributes are taken) and evaluates the periodic policy every
    PERIODIC_EXPR_INTERVAL,
 5. on JOB_EXIT sends SHADOW_EXIT with the final attributes, retried every
-   SHADOW_JOB_CLEANUP_RETRY_DELAY up to SHADOW_MAX_JOB_CLEANUP_RETRIES times.
+   SHADOW_JOB_CLEANUP_RETRY_DELAY up to SHADOW_MAX_JOB_CLEANUP_RETRIES times; an exit
+   that never got through is kept until a restarted schedd asks for the job.
+
+The shadow outlives its schedd: a restarted schedd sends SHADOW_RECONNECT for each job its
+log shows Running. With ``reconnect`` the instance writes JOB_RECONNECTED and reports to
+the new schedd from then on (a kept exit is sent again); without, the schedd has requeued
+the job and the instance ends quietly (its starter is stopped, nothing is logged or
+reported). At start the shadow tells its schedd where it listens (SHADOW_STARTED): a
+restarted shadow has none of the old one's instances.
 
 The schedd is found through the collector (the schedd ad named after this shadow, or the
 only schedd) unless its address was given to :class:`Shadow`.
@@ -50,7 +58,7 @@ PEER_ERRORS = (OSError, ConnectionClosed, ProtocolError, trio.BrokenResourceErro
 JOB_MESSAGES = (
     m.REGISTER_STARTER_INFO, m.BEGIN_EXECUTION, m.REGISTER_JOB_INFO, m.JOB_EXIT,
     m.SHADOW_HOLD, m.SHADOW_REMOVE, m.SHADOW_SUSPEND, m.SHADOW_CONTINUE, m.SHADOW_VACATE,
-    m.SHADOW_QEDIT,
+    m.SHADOW_QEDIT, m.SHADOW_RECONNECT,
 )
 REPLY_OK = (m.JOB_EXIT, m.SHADOW_HOLD, m.SHADOW_REMOVE, m.SHADOW_SUSPEND, m.SHADOW_CONTINUE,
             m.SHADOW_VACATE, m.SHADOW_QEDIT)
@@ -66,6 +74,8 @@ class _Instance:
     pending: list[Message] = field(default_factory=list)  # for the starter, not yet known
     next_push: float = math.inf  # the timers start when the job starts executing
     next_policy: float = math.inf
+    abandoned: bool = False  # the restarted schedd requeued the job: end quietly
+    unreported: m.SHADOW_EXIT | None = None  # the exit no schedd took (yet)
 
 
 class Shadow:
@@ -88,6 +98,7 @@ class Shadow:
                 lambda task_status: ctx.serve(self._handle, task_status=task_status)
             )
             nursery.start_soon(self._advertise)
+            nursery.start_soon(self._announce)
             task_status.started(self.address)
 
     # -- talking to others ----------------------------------------------------------------
@@ -115,6 +126,18 @@ class Shadow:
             except PEER_ERRORS as e:
                 self._ctx.log.warning("collector_update_failed", error=str(e))
             await trio.sleep(AD_INTERVAL)
+
+    async def _announce(self) -> None:
+        """SHADOW_STARTED to the schedd, until it answers (it may be down right now)."""
+        for _ in range(self._retries + 1):
+            address = await self._schedd()
+            reply = await self._request(address, "schedd", m.SHADOW_STARTED(
+                address=self.address)) if address else None
+            if isinstance(reply, m.OK):
+                return
+            self._schedd_failed()
+            await trio.sleep(self._retry_delay)
+        self._ctx.log.warning("shadow_started_not_told")
 
     def _schedd_failed(self) -> None:
         """The schedd did not answer: look it up again next time (it may have restarted)."""
@@ -150,6 +173,9 @@ class Shadow:
             await conn.send(m.FAILED(reason=f"the shadow does not take {msg.command}"))
             return
         inst = self.instances.get(msg.job)
+        if isinstance(msg, m.SHADOW_RECONNECT):
+            await conn.send(self._reconnect(msg, inst))
+            return
         if inst is None:
             self._ctx.log.warning("unknown_job", job=msg.job, cmd=msg.command)
             if isinstance(msg, REPLY_OK):
@@ -158,6 +184,25 @@ class Shadow:
         inst.send.send_nowait(msg)
         if isinstance(msg, REPLY_OK):
             await conn.send(m.OK())
+
+    def _reconnect(self, msg: m.SHADOW_RECONNECT, inst: _Instance | None) -> Message:
+        """A restarted schedd asks for a job: re-attach it, or let it go."""
+        log = self._ctx.log
+        if inst is None or inst.job.claim_id != msg.claim_id or inst.abandoned:
+            log.info("reconnect_unknown_job", job=msg.job, reconnect=msg.reconnect)
+            return m.FAILED(reason="Job not found at execution machine") if msg.reconnect \
+                else m.OK()
+        self._schedd_failed()  # the schedd listens elsewhere now
+        if inst.unreported is not None:  # the job ended while no schedd listened
+            if msg.reconnect:
+                self._nursery.start_soon(self._report_exit, inst, inst.unreported)
+            else:
+                self.instances.pop(msg.job, None)
+            inst.unreported = None
+            return m.OK()
+        log.info("reconnect", job=msg.job, reconnect=msg.reconnect)
+        inst.send.send_nowait(msg)
+        return m.OK()
 
     def _start(self, msg: m.SHADOW_START) -> Message:
         if type(msg.job_ad.evaluate("ClusterId")) is not int or \
@@ -212,6 +257,9 @@ class Shadow:
                         inst.next_policy = now + self._policy_interval
                         await self._policy(inst, now)
                     continue
+                if isinstance(msg, m.JOB_EXIT) and inst.abandoned:
+                    log.info("abandoned_job_exit", job=job.job, reason=msg.reason)
+                    return
                 if isinstance(msg, m.JOB_EXIT):
                     decision = job.job_exit(msg.reason, msg.ad, now)
                     log.info("job_exit", job=job.job, reason=msg.reason,
@@ -221,7 +269,8 @@ class Shadow:
                     return
                 await self._on_message(inst, msg, now)
         finally:
-            self.instances.pop(job.job, None)
+            if inst.unreported is None and self.instances.get(job.job) is inst:
+                del self.instances[job.job]
 
     async def _on_message(self, inst: _Instance, msg: Message, now: float) -> None:
         job = inst.job
@@ -250,6 +299,13 @@ class Shadow:
             self._write(inst, events)
             if any(e.kind in ("suspended", "unsuspended") for e in events):
                 await self._push(inst)
+        elif isinstance(msg, m.SHADOW_RECONNECT):
+            if msg.reconnect:
+                self._write(inst, job.reconnected(now, inst.starter_addr))
+            else:
+                inst.abandoned = True
+                inst.next_push = inst.next_policy = math.inf
+                await self._to_starter(inst, m.STARTER_REMOVE(job=job.job))
         elif isinstance(msg, m.SHADOW_QEDIT):
             job.take_qedit(msg.ad)
             if job.executing:  # the policy may read what changed (handleUpdateJobAd)
@@ -278,6 +334,8 @@ class Shadow:
             await self._to_starter(inst, m.STARTER_REMOVE(job=job.job))
 
     async def _policy(self, inst: _Instance, now: float) -> None:
+        if inst.abandoned:
+            return
         outcome = inst.job.periodic(now)
         if outcome is not None:
             self._ctx.log.info("policy_fired", job=inst.job.job, attr=outcome.attr,
@@ -293,7 +351,7 @@ class Shadow:
             self._ctx.log.warning("starter_refused", job=inst.job.job, cmd=msg.command)
 
     def _write(self, inst: _Instance, events: list[LogEvent]) -> None:
-        if inst.log is None:
+        if inst.log is None or inst.abandoned:
             return
         job = inst.job
         try:
@@ -305,6 +363,8 @@ class Shadow:
     async def _push(self, inst: _Instance) -> None:
         """SHADOW_UPDATE of the dirty attributes; the reply's qedit attributes are taken."""
         job = inst.job
+        if inst.abandoned:
+            return
         ad = job.take_dirty()
         if not len(ad):
             return
@@ -320,18 +380,28 @@ class Shadow:
 
     async def _shadow_exit(self, inst: _Instance, exit_code: int) -> None:
         job = inst.job
+        if inst.abandoned:
+            return
         ad = job.take_dirty()
         msg = m.SHADOW_EXIT(job=job.job, exit_code=exit_code, ad=ad)
+        if not await self._report_exit(inst, msg):
+            inst.unreported = msg
+
+    async def _report_exit(self, inst: _Instance, msg: m.SHADOW_EXIT) -> bool:
+        """Send SHADOW_EXIT with retries; True once the schedd took it."""
         for attempt in range(self._retries + 1):
             if attempt:
                 await trio.sleep(self._retry_delay)
             address = await self._schedd()
             reply = await self._request(address, "schedd", msg) if address else None
             if isinstance(reply, m.OK):
-                return
+                if self.instances.get(msg.job) is inst:
+                    del self.instances[msg.job]
+                return True
             if reply is None:
                 self._schedd_failed()
-        self._ctx.log.error("shadow_exit_gave_up", job=job.job, exit_code=exit_code)
+        self._ctx.log.error("shadow_exit_gave_up", job=msg.job, exit_code=msg.exit_code)
+        return False
 
 
 def write_event(writer: EventLogWriter, cluster: int, proc: int, event: LogEvent) -> None:
@@ -352,5 +422,10 @@ def write_event(writer: EventLogWriter, cluster: int, proc: int, event: LogEvent
         writer.evicted(cluster, proc, event.t, **f)
     elif event.kind == "terminated":
         writer.terminated(cluster, proc, event.t, **f)
+    elif event.kind == "reconnected":
+        writer.write_event("JOB_RECONNECTED", cluster, proc, event.t, (
+            f"Job reconnected to {f['startd_name']}\n"
+            f"    startd address: {f['startd_addr']}\n"
+            f"    starter address: {f['starter_addr']}\n"))
     else:
         raise ValueError(f"no user-log event {event.kind!r}")

@@ -103,8 +103,22 @@ class ShadowJob:
             self.dirty.discard(name)
 
     # -- what the starter reports -------------------------------------------------------------
+    def had_contact(self, now: float) -> None:
+        """The starter was heard from: the job lease is renewed (RemoteResource::hadContact)."""
+        self.set("LastJobLeaseRenewal", int(now))
+
+    def reconnected(self, now: float, starter_addr: str | None) -> list[LogEvent]:
+        """A restarted schedd re-attached the job (UniShadow::resourceReconnected)."""
+        self.set("NumJobReconnects", _int(self.ad.evaluate("NumJobReconnects")) + 1)
+        slot = self.slot_ad.evaluate("Name")
+        return [LogEvent("reconnected", now, {
+            "startd_name": slot if isinstance(slot, str) else self.startd_addr,
+            "startd_addr": self.startd_addr, "starter_addr": starter_addr or "",
+        })]
+
     def begin_execution(self, now: float) -> list[LogEvent]:
         self.executing = True
+        self.had_contact(now)
         self.set("JobCurrentStartExecutingDate", int(now))
         self.set("NumJobStarts", _int(self.ad.evaluate("NumJobStarts")) + 1)
         slot = self.slot_ad.evaluate("Name")
@@ -114,6 +128,7 @@ class ShadowJob:
 
     def register_job_info(self, ad: ClassAd, now: float) -> list[LogEvent]:
         """Merge a starter update; an IMAGE_SIZE event when the image grew."""
+        self.had_contact(now)
         for name, tree in ad.pairs():
             if name.lower() in ("jobstate", "jobstartdate"):
                 continue

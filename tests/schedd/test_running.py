@@ -87,10 +87,11 @@ def test_held_by_shadow_and_removed_while_running(tmp_path: Path) -> None:
     assert (1, 1) not in q.jobs
 
 
-def test_restart_requeues_jobs_left_running(tmp_path: Path) -> None:
+def test_restart_requeues_jobs_left_running_without_a_claim(tmp_path: Path) -> None:
     q = _queue(tmp_path)
     _run(q, (1, 0), T0)
-    assert recover_after_restart(q, T0 + 50) == [(1, 0)]
+    q.store.change((1, 0), {}, delete=("ClaimId", "StartdIpAddr"))
+    assert recover_after_restart(q, T0 + 50).requeued == [(1, 0)]
     assert q.jobs[(1, 0)].evaluate("JobStatus") == 1
 
 

@@ -1,0 +1,189 @@
+"""The schedd or the shadow dies while jobs run; nothing is lost, nothing runs twice.
+
+An in-process pool of every daemon; the schedd (or the shadow) runs in a cancel scope of
+its own so that the test can kill it and start a new one on the same spool, as the master
+does. The user log is read back with HTCondor's own reader (htcondor.JobEventLog).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import htcondor
+import trio
+import trio.testing
+
+from condorsim.classad import ClassAd
+from condorsim.config import Config
+from condorsim.runtime.daemon import Daemon, DaemonContext, seeded_rng
+from condorsim.runtime.inproc import InProcessPool, open_inprocess_pool
+from condorsim.runtime.logs import daemon_logger
+from condorsim.runtime.network import Endpoint
+from condorsim.wire import messages as m
+from daemons.collector.daemon import Collector
+from daemons.negotiator.daemon import Negotiator
+from daemons.schedd.daemon import Schedd
+from daemons.schedd.queue import JobQueue
+from daemons.schedd.running import mark_running, recover_after_restart
+from daemons.shadow.daemon import Shadow
+from daemons.startd.daemon import Startd
+from daemons.starter.daemon import Starter
+
+T0 = 1_767_225_600
+CONFIG = """
+COLLECTOR_HOST = 127.0.0.1:9300
+SIM_MACHINES = exec1
+SIM_MACHINE_exec1_CPUS = 2
+SIM_MACHINE_exec1_MEMORY = 2048
+NEGOTIATOR_INTERVAL = 60
+UID_DOMAIN = example.org
+"""
+JOBS = "executable = /bin/sleep\narguments = 600\nlog = job.log\nrequest_memory = 100\n"
+
+
+class Killable:
+    """One daemon of the pool that the test can kill (cancel) and start again."""
+
+    def __init__(self, pool: InProcessPool, nursery: trio.Nursery, name: str,
+                 factory: Callable[[], Daemon]) -> None:
+        self.pool, self.nursery, self.name, self.factory = pool, nursery, name, factory
+        self.scope = trio.CancelScope()
+
+    async def start(self) -> None:
+        log = daemon_logger(self.name, None)
+        endpoint = Endpoint(name=self.name, network=self.pool.network,
+                            participant=self.pool.participant, tracer=self.pool.tracer, log=log)
+        ctx = DaemonContext(name=self.name, config=self.pool.config.with_subsystem(
+            self.name.upper()), endpoint=endpoint, log=log, rng=seeded_rng(0, self.name),
+            run_dir=self.pool.run_dir, participant=self.pool.participant)
+        self.scope = trio.CancelScope()
+        scope = self.scope
+
+        async def run(task_status: Any) -> None:
+            with scope:
+                await self.factory().run(ctx, task_status)
+
+        self.pool.addresses[self.name] = await self.nursery.start(run)
+
+    def kill(self) -> None:
+        self.scope.cancel()
+
+
+async def _pool_run(tmp_path: Path, submit: str, killed: str, kill_at: int,
+                    down_for: int = 10) -> tuple[list[ClassAd], list[ClassAd], list[ClassAd]]:
+    """Submit, kill ``killed`` at ``kill_at`` s, start it again ``down_for`` s later, run
+    to the end; the queue, the history and the slot ads."""
+    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
+    first = [("collector", Collector), ("negotiator", Negotiator), ("startd", Startd),
+             ("starter", Starter)]
+    async with open_inprocess_pool(config, tmp_path, first) as pool:  # type: ignore[arg-type]
+        async with trio.open_nursery() as nursery:
+            schedd = Killable(pool, nursery, "schedd", Schedd)
+            shadow = Killable(pool, nursery, "shadow", Shadow)
+            await schedd.start()
+            await shadow.start()
+            start = trio.current_time()
+            async with await pool.connect("schedd") as conn:
+                reply = await conn.request(m.SUBMIT_JOBS(owner="alice", text=submit,
+                                                         iwd=str(tmp_path), source="job.sub"))
+            assert isinstance(reply, m.SUBMIT_RESULT)
+            victim = schedd if killed == "schedd" else shadow
+            await trio.sleep_until(start + kill_at)
+            victim.kill()
+            await trio.sleep(down_for)
+            await victim.start()
+            await trio.sleep_until(start + 3600)
+            async with await pool.connect("schedd") as conn:
+                left = await conn.request(m.QUERY_JOB_ADS(constraint="", projection=[]))
+                hist = await conn.request(m.QUERY_HISTORY(constraint="", projection=[],
+                                                          limit=0))
+            async with await pool.connect("collector") as conn:
+                slots = await conn.request(m.QUERY_STARTD_ADS(constraint="", projection=[]))
+            nursery.cancel_scope.cancel()
+    assert isinstance(left, m.QUERY_RESULT) and isinstance(hist, m.QUERY_RESULT)
+    assert isinstance(slots, m.QUERY_RESULT)
+    return list(left.ads), list(hist.ads), list(slots.ads)
+
+
+def _events(tmp_path: Path) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for event in htcondor.JobEventLog(str(tmp_path / "job.log")).events(0):
+        out.setdefault(event.proc, []).append(event.type.name)
+    return out
+
+
+def _all_unclaimed(slots: list[ClassAd]) -> bool:
+    return bool(slots) and all(s.evaluate("State") == "Unclaimed" for s in slots)
+
+
+async def test_a_killed_schedd_reconnects_its_running_jobs(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(T0)
+    left, hist, slots = await _pool_run(tmp_path, JOBS + "queue 2\n", "schedd", kill_at=200)
+    assert left == []
+    assert sorted(a.evaluate("ProcId") for a in hist) == [0, 1]
+    for ad in hist:
+        assert [ad.evaluate(a) for a in ("JobStatus", "NumJobStarts", "NumShadowStarts",
+                                         "NumJobReconnects", "NumJobCompletions")] == [
+            4, 1, 1, 1, 1]
+    assert _all_unclaimed(slots)
+    for proc, kinds in _events(tmp_path).items():
+        assert [k for k in kinds if k != "IMAGE_SIZE"] == [
+            "SUBMIT", "EXECUTE", "JOB_RECONNECTED", "JOB_TERMINATED"], proc
+
+
+async def test_jobs_without_a_lease_are_requeued_and_run_once_more(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(T0)
+    left, hist, slots = await _pool_run(
+        tmp_path, JOBS + "job_lease_duration = 0\nqueue 2\n", "schedd", kill_at=200)
+    assert left == [] and len(hist) == 2
+    for ad in hist:
+        assert [ad.evaluate(a) for a in ("JobStatus", "NumShadowStarts",
+                                         "NumJobCompletions")] == [4, 2, 1]
+    assert _all_unclaimed(slots)
+    for kinds in _events(tmp_path).values():
+        # The first run ends unseen (its shadow instance is told to go quietly).
+        assert [k for k in kinds if k != "IMAGE_SIZE"] == [
+            "SUBMIT", "EXECUTE", "EXECUTE", "JOB_TERMINATED"]
+
+
+async def test_jobs_of_a_killed_shadow_are_requeued_and_run_once_more(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(T0)
+    left, hist, slots = await _pool_run(tmp_path, JOBS + "queue 2\n", "shadow", kill_at=200)
+    assert left == [] and len(hist) == 2
+    for ad in hist:
+        assert [ad.evaluate(a) for a in ("JobStatus", "NumShadowStarts",
+                                         "NumJobCompletions")] == [4, 2, 1]
+    assert _all_unclaimed(slots)
+    for kinds in _events(tmp_path).values():
+        assert [k for k in kinds if k != "IMAGE_SIZE"] == [
+            "SUBMIT", "EXECUTE", "EXECUTE", "JOB_TERMINATED"]
+
+
+SLOT = ClassAd.parse('[ Name = "slot1@exec1"; SlotID = 1; MyAddress = "<127.0.0.1:5>" ]')
+
+
+def test_a_restart_asks_about_jobs_with_a_claim_and_checks_their_lease(tmp_path: Path) -> None:
+    q = JobQueue(tmp_path / "spool")
+    q.open(T0)
+    q.submit("alice", JOBS + "queue 3\n", str(tmp_path), "job.sub", T0)
+    for proc in range(3):
+        mark_running(q, (1, proc), claim_id=f"<127.0.0.1:5>#1#{proc}", slot_ad=SLOT,
+                     startd_addr="<127.0.0.1:5>", now=T0)
+    q.store.change((1, 1), {"LastJobLeaseRenewal": T0 + 1000})
+    q.store.change((1, 2), {}, delete=("ClaimId",))
+    again = JobQueue(tmp_path / "spool")
+    again.open(T0 + 2000)
+    recovery = recover_after_restart(again, T0 + 2400)
+    # 1.0's lease (2400 s from T0) is over at T0 + 2400; 1.1 renewed it at T0 + 1000.
+    assert recovery.reconnect == [((1, 0), False), ((1, 1), True)]
+    assert recovery.requeued == [(1, 2)]
+    assert [again.status((1, p)) for p in range(3)] == [2, 2, 1]
+    assert again.has_shadow == {(1, 0), (1, 1)}
