@@ -14,10 +14,27 @@ How this works
 ``ad_from_wire`` accepts what ``msgpack.unpackb(..., raw=False)`` returns and checks
 every part; anything else raises :class:`ClassAdWireError` naming the attribute, so a
 bad peer cannot crash a daemon. Round trips give back equal ads.
+
+Caches
+------
+Both directions are the hot path of every daemon (each ad update, query result and job
+ad), and the same values pass again and again: a startd's slot ads differ from its last
+update in a few attributes. Decoding keeps two bounded LRU caches of trees already
+built: short scalars (str, int, bool, and floats other than zero and NaN, whose
+equality is not identity of value) and expression texts up to :data:`CACHE_MAX_TEXT`
+bytes, which would otherwise be lexed and parsed again. Trees are immutable (their
+compiled closure and constant value are caches of the tree alone), so sharing one
+between ads is safe, and a shared tree is compiled once. Checks that name an attribute
+run before a cache is asked; a text that does not parse is never cached. Encoding keeps
+the text of the expression trees it last unparsed, by identity (two equal trees may
+spell a nested ad's names differently), so an ad sent again, or a tree that came off the
+wire, is not unparsed again.
 """
 
 from __future__ import annotations
 
+import functools
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -37,6 +54,27 @@ EXT_CLASSAD: Final = 4
 
 MAX_NESTING: Final = 32
 """Deepest nesting of lists and ads accepted from the wire."""
+
+CACHE_MAX_TEXT: Final = 1024
+"""Longest string (characters) or expression text (bytes) whose tree is cached."""
+
+
+@functools.lru_cache(maxsize=8192, typed=True)
+def _literal(value: str | int | bool | float) -> Literal:
+    """The shared literal of a checked scalar (``typed``: 1 and true are distinct keys)."""
+    return Literal(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _expression(data: bytes) -> ExprTree:
+    """The parsed tree of an expression's UTF-8 text (raises as the parser does)."""
+    return parse_expression(data.decode("utf-8"))
+
+
+def _parse_data(data: bytes) -> ExprTree:
+    if len(data) <= CACHE_MAX_TEXT:
+        return _expression(data)
+    return parse_expression(data.decode("utf-8"))
 
 
 def _is_utf8(s: str) -> bool:
@@ -75,10 +113,27 @@ def _encode_data(tree: ExprTree) -> Any:
     return None
 
 
+_TEXTS: OrderedDict[int, tuple[ExprTree, msgpack.ExtType]] = OrderedDict()
+_TEXTS_MAX: Final = 4096
+
+
 def _encode_tree(tree: ExprTree) -> Any:
+    if type(tree) is Literal:  # the common case first: a plain literal is its value
+        assert isinstance(tree, Literal)
+        value = tree.value
+        t = type(value)
+        if t is int or t is bool or t is float or (t is str and value.isascii()):
+            return value
+    hit = _TEXTS.get(id(tree))
+    if hit is not None and hit[0] is tree:  # the entry keeps the tree alive: ids not reused
+        return hit[1]
     encoded = _encode_data(tree)
     if encoded is None:
-        return msgpack.ExtType(EXT_EXPRESSION, unparse(tree).encode("utf-8"))
+        encoded = msgpack.ExtType(EXT_EXPRESSION, unparse(tree).encode("utf-8"))
+        if len(encoded.data) <= CACHE_MAX_TEXT:
+            _TEXTS[id(tree)] = (tree, encoded)
+            if len(_TEXTS) > _TEXTS_MAX:
+                _TEXTS.popitem(last=False)
     return encoded
 
 
@@ -98,13 +153,15 @@ def _decode(value: Any, attr: str, depth: int) -> ExprTree:
     if t is str:
         if "\0" in value:
             raise ClassAdWireError(f"attribute {attr!r}: NUL character in a string")
-        return Literal(value)
-    if t is bool or t is float:
-        return Literal(value)
+        return _literal(value) if len(value) <= CACHE_MAX_TEXT else Literal(value)
+    if t is bool:
+        return _literal(value)
+    if t is float:
+        return _literal(value) if value and value == value else Literal(value)
     if t is int:
         if value < INT_MIN or value > INT_MAX:
             raise ClassAdWireError(f"attribute {attr!r}: integer {value} outside 64 bits")
-        return Literal(value)
+        return _literal(value)
     if t is list or t is tuple:
         return ListExpr(tuple(_decode(item, attr, depth + 1) for item in value))
     if t is msgpack.ExtType:
@@ -115,8 +172,7 @@ def _decode(value: Any, attr: str, depth: int) -> ExprTree:
             return Literal(UNDEFINED if code == EXT_UNDEFINED else ERROR)
         if code == EXT_EXPRESSION:
             try:
-                text = data.decode("utf-8")
-                return parse_expression(text)
+                return _parse_data(data)
             except UnicodeDecodeError:
                 raise ClassAdWireError(f"attribute {attr!r}: expression is not UTF-8") from None
             except ClassAdSyntaxError as err:
@@ -139,7 +195,12 @@ def _decode_pairs(mapping: Any, depth: int, where: str = "") -> list[tuple[str, 
     for name, value in mapping.items():
         if type(name) is not str or not name or "\0" in name:
             raise ClassAdWireError(f"attribute name {name!r} is not a non-empty string")
-        pairs.append((name, _decode(value, name, depth)))
+        t = type(value)  # the common cases inline; _decode has them all
+        if (t is str and len(value) <= CACHE_MAX_TEXT and "\0" not in value) or t is bool or \
+                (t is int and INT_MIN <= value <= INT_MAX):
+            pairs.append((name, _literal(value)))
+        else:
+            pairs.append((name, _decode(value, name, depth)))
     return pairs
 
 
