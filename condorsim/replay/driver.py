@@ -98,7 +98,9 @@ class Driver:
         tz = self.scenario.timezone
         try:
             snap = await snapshot(self.client, [e.ads for e in expects if e.ads], tz,
-                                  jobs=any(e.ads is None for e in expects))
+                                  jobs=any(e.ads is None for e in expects),
+                                  trace_of=self.run_dir if any(e.messages for e in expects)
+                                  else None)
         except PoolUnreachable as e:
             for expect in expects:
                 self.results.append(ExpectResult(
@@ -108,7 +110,8 @@ class Driver:
         self.last_snapshot = snap
         self.notes += [f"{self._when()}: {p}" for p in snap.problems]
         for expect in expects:
-            self.results.append(check_expectation(expect, snap, now, tz))
+            self.results.append(check_expectation(expect, snap, now, tz,
+                                                  start=self.scenario.start))
         self.log.info("expectations_checked", count=len(expects),
                       failed=sum(1 for r in self.results[-len(expects):] if not r.ok))
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Final, Literal
 
+from ._messages import MessageSelector
 from ._times import END, Moment
 
 __all__ = [
@@ -164,7 +165,9 @@ class ExpectSpec:
     """One ``[[expect]]``: what must be true at ``at`` (epoch seconds, or END).
 
     Exactly one of ``job`` (``"cluster.proc"``), ``constraint`` (over all jobs) and
-    ``ads`` (collector ads of this MyType) is set.
+    ``ads`` (collector ads of this MyType) is set -- or ``messages`` (our extension:
+    trace records), which ``job`` or ``constraint`` may restrict to their jobs'
+    messages; ``after``, ``first``, ``every`` (seconds) and ``intervals`` go with it.
     """
 
     index: int
@@ -178,6 +181,11 @@ class ExpectSpec:
     ads: str | None = None
     where: str | None = None
     description: str = ""
+    messages: MessageSelector | None = None
+    after: MessageSelector | None = None
+    first: int | None = None
+    every: int | None = None
+    intervals: tuple[int, ...] | None = None
 
     kind: ClassVar[str] = "expect"
 

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from ._errors import BadValue
 from ._fields import Entry, did_you_mean
+from ._messages import MESSAGE_FIELDS, parse_message_fields
 from ._model import ActionSpec, ExpectSpec, MachineSpec, SiteSpec, SubmitSpec
 from ._names import ACTIONS, AD_TYPES, DAEMONS, EVENT_NAMES
 from ._times import END, Moment, parse_duration, parse_moment, type_name
@@ -270,24 +271,27 @@ def parse_action(entry: Entry, start: int) -> ActionSpec:
 def parse_expect(entry: Entry, start: int) -> ExpectSpec:
     """An ``[[expect]]`` entry."""
     entry.check_keys(("at", "job", "constraint", "that", "count", "events", "ads", "where",
-                      "description"))
+                      "description", *MESSAGE_FIELDS))
     at, shown = _moment(entry, start, END)
+    extension = parse_message_fields(entry)
     subjects = [k for k in ("job", "constraint", "ads") if entry.has(k)]
-    if not subjects:
-        entry.fail("", 'missing what it is about: give job = "1.0", constraint = \'...\' '
-                       'or ads = "Machine"', field="")
+    if extension and "ads" in subjects:
+        entry.fail("ads", "give messages or ads, not both")
+    if not subjects and not extension:
+        entry.fail("", 'missing what it is about: give job = "1.0", constraint = \'...\', '
+                       'ads = "Machine" or messages = { cmd = "..." }', field="")
     if len(subjects) > 1:
         entry.fail(subjects[1], f"give only one of job, constraint and ads "
                                 f"(found {' and '.join(subjects)})")
-    subject = subjects[0]
-    if entry.has("count") and subject == "job":
-        entry.fail("count", "only for constraint or ads (a job is one job)")
+    subject = subjects[0] if subjects else "messages"
+    if entry.has("count") and subject == "job" and not extension:
+        entry.fail("count", "only for constraint, ads or messages (a job is one job)")
     if entry.has("where") and subject != "ads":
         entry.fail("where", "only for ads (for jobs, use constraint)")
     if entry.has("events") and subject == "ads":
         entry.fail("events", "only for jobs (job or constraint)")
     checks = [k for k in ("that", "count", "events") if entry.has(k)]
-    if not checks:
+    if not checks and not extension:
         what = "that or events" if subject == "job" else \
             "that, count or events" if subject == "constraint" else "that or count"
         entry.fail("", f"nothing to check: give {what}", field="")
@@ -307,6 +311,7 @@ def parse_expect(entry: Entry, start: int) -> ExpectSpec:
         count=entry.integer("count", 0, minimum=0) if entry.has("count") else None,
         events=_events(entry), ads=ads, where=_expression(entry, "where"),
         description=entry.string("description", "", empty=True) or "",
+        **extension,
     )
 
 

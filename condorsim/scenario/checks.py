@@ -8,7 +8,8 @@ expectation's moment. An expectation is about one job (``job``), the jobs matchi
 constraint (``constraint``) or the collector ads of one type (``ads`` and ``where``);
 it checks ``that`` (a ClassAd expression with the ad as MY, holding when it is
 ``true``), ``count`` and ``events`` (the job's user-log events, in this order, others
-allowed between). Every part is checked; the result's ``line`` says what was checked
+allowed between). An expectation about ``messages`` (our extension) is checked by
+:mod:`.message_checks` against the run's trace. Every part is checked; the result's ``line`` says what was checked
 and, on failure, what was found instead, showing the values of the attributes the
 expression refers to. :func:`format_results` prints the PASS/FAIL lines and a summary;
 :func:`results_json` is what ``--json`` writes.
@@ -17,13 +18,14 @@ expression refers to. :func:`format_results` prints the PASS/FAIL lines and a su
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from condorsim.classad import ClassAd, ClassAdSyntaxError, EvalContext, ExprTree, parse_expr
 
 from ._model import ExpectSpec, Scenario, SubmitSpec
+from .message_checks import check_messages
 
 __all__ = [
     "ExpectResult",
@@ -52,6 +54,10 @@ class PoolView(Protocol):
     def collector_ads(self, adtype: str) -> list[ClassAd]:
         """The collector's ads of this MyType (``"Machine"``, ``"Scheduler"``, ...)."""
 
+    def messages(self) -> Sequence[tuple[Mapping[str, Any], frozenset[str] | set[str]]]:
+        """Every trace record so far, in order, with the jobs it belongs to (only asked
+        for ``messages`` expectations)."""
+
 
 @dataclass(frozen=True)
 class ExpectResult:
@@ -71,12 +77,16 @@ class ExpectResult:
 
 
 def check_expectation(expect: ExpectSpec, view: PoolView, now: int,
-                      tz: str = "UTC") -> ExpectResult:
+                      tz: str = "UTC", start: int = 0) -> ExpectResult:
     """Check ``expect`` against ``view`` at simulated time ``now`` (``time()`` in
-    expressions); ``tz`` is the scenario's time zone (for ``formatTime()``)."""
+    expressions); ``tz`` is the scenario's time zone (for ``formatTime()``), ``start``
+    its start (where a ``messages`` expectation's ``first`` counts from)."""
     ctx = EvalContext(now=now, tz=tz)
     try:
-        if expect.job is not None:
+        if expect.messages is not None:
+            jobs = view.all_job_ads() if expect.constraint is not None else []
+            ok, line, found = check_messages(expect, view.messages(), jobs, ctx, start)
+        elif expect.job is not None:
             ok, line, found = _check_job(expect, expect.job, view, ctx)
         elif expect.constraint is not None:
             ok, line, found = _check_jobs(expect, expect.constraint, view, ctx)

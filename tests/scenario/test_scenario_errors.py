@@ -362,7 +362,7 @@ CASES = [
     ),
     pytest.param(
         H + '[[expect]]\nthat = "true"\n',
-        'scenario.toml, line 3: [[expect]] #1 (at "end"): missing what it is about: give job = "1.0", constraint = \'...\' or ads = "Machine"',
+        'scenario.toml, line 3: [[expect]] #1 (at "end"): missing what it is about: give job = "1.0", constraint = \'...\', ads = "Machine" or messages = { cmd = "..." }',
         id='expect_none',
     ),
     pytest.param(
@@ -377,7 +377,7 @@ CASES = [
     ),
     pytest.param(
         H + '[[expect]]\njob = "1.0"\ncount = 1\n',
-        'scenario.toml, line 5: [[expect]] #1 (at "end"): count: only for constraint or ads (a job is one job)',
+        'scenario.toml, line 5: [[expect]] #1 (at "end"): count: only for constraint, ads or messages (a job is one job)',
         id='expect_count_job',
     ),
     pytest.param(
