@@ -12,7 +12,13 @@ the collector. A policy timer evaluates the policy every POLLING_INTERVAL while 
 expression can change its mind, and wakes at each claim lease deadline.
 
 The starter process of this startd is found through the collector: the ad with
-``MyType == "Starter"`` and ``StartdDaemon`` equal to this daemon's name.
+``MyType == "Starter"`` and ``StartdDaemon`` equal to this daemon's name. As HTCondor's
+startd reaps its starters, this one notices its starter process die: it holds a
+connection to it open (the starter sends nothing on it), and when that ends, every job
+the dead starter ran is over: the slot goes on as after STARTER_EXITED (history,
+Claimed/Idle) and the job's shadow gets the JOB_EXIT the starter could not send
+(JOB_KILLED, ExitSignal 9), so it requeues the job (JOB_EVICTED). The next lookup finds the
+restarted starter.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import math
 import trio
 
 from condorsim.classad import ClassAd
+from condorsim.jobs.codes import ShadowExit
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
@@ -49,6 +56,9 @@ class Startd:
         self._starter_lookup = trio.Lock()
         self._collector_conn: Conn | None = None
         self._collector_lock = trio.Lock()
+        self._watched: set[str] = set()  # starter addresses whose death we watch for
+        # claim id -> (job, shadow address, starter address) of each activation
+        self._activations: dict[str, tuple[str, str, str]] = {}
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self._ctx = ctx
@@ -204,8 +214,48 @@ class Startd:
                 addr = ad.evaluate("MyAddress")
                 if type(addr) is str:
                     self._starter_addr = addr
+                    if addr not in self._watched:
+                        self._watched.add(addr)
+                        self._nursery.start_soon(self._watch_starter, addr)
                     return addr
         return None
+
+    async def _watch_starter(self, address: str) -> None:
+        """Hold a connection to the starter at ``address``; when it ends, its jobs are over."""
+        assert self.state is not None
+        try:
+            async with await self._ctx.connect(address, "starter") as conn:
+                while True:  # the starter sends nothing here; anything it does is ignored
+                    await conn.receive()
+        except _NET_ERRORS as e:
+            why = str(e)
+        self._watched.discard(address)
+        if self._starter_addr == address:
+            self._starter_addr = None
+        lost = sorted((claim_id, job, shadow) for claim_id, (job, shadow, starter)
+                      in self._activations.items() if starter == address)
+        self._ctx.log.warning("starter_gone", address=address, error=why,
+                              jobs=[job for _, job, _ in lost])
+        now = trio.current_time()
+        for claim_id, job, shadow in lost:
+            del self._activations[claim_id]
+            slot = self.state.slot_for_claim(claim_id)
+            if slot is None or slot.claim is None or slot.claim.claim_id != claim_id or \
+                    slot.claim.job_ad is None or slot.claim.job_id() != job:
+                continue
+            ad = slot.claim.starter_ad.copy()  # the last update the starter sent
+            ad.update({"ExitBySignal": True, "ExitSignal": 9, "ExitReason": "died on signal 9",
+                       "JobCoreDumped": False})
+            await self._after(slot, slot.starter_exited(claim_id, now))
+            self._nursery.start_soon(self._tell_shadow, shadow, m.JOB_EXIT(
+                job=job, reason=int(ShadowExit.JOB_KILLED), ad=ad))
+
+    async def _tell_shadow(self, address: str, msg: Message) -> None:
+        try:
+            async with await self._ctx.connect(address, "shadow") as conn:
+                await conn.request(msg)
+        except _NET_ERRORS as e:
+            self._ctx.log.warning("shadow_unreachable", address=address, error=str(e))
 
     async def _tell_starter(self, msg: Message) -> Message | None:
         """Send ``msg`` to the starter and return its reply (None when unreachable)."""
@@ -237,6 +287,7 @@ class Startd:
             if slot is not None:
                 slot.starter_update(msg.claim_id, msg.ad)
         elif isinstance(msg, m.STARTER_EXITED):
+            self._activations.pop(msg.claim_id, None)
             if slot is not None:
                 await self._after(slot, slot.starter_exited(msg.claim_id, now))
         elif isinstance(msg, (m.DEACTIVATE_CLAIM, m.DEACTIVATE_CLAIM_FORCIBLY, m.RELEASE_CLAIM)):
@@ -297,10 +348,15 @@ class Startd:
             await conn.send(m.FAILED(reason=error or "claim id is not valid"))
             return
         await self._after(slot, [])
-        reply = await self._tell_starter(m.STARTER_START(
-            claim_id=msg.claim_id, job_ad=msg.job_ad, shadow_addr=msg.shadow_addr,
-            slot_ad=self.state.slot_ad(slot, now)))
+        start = m.STARTER_START(claim_id=msg.claim_id, job_ad=msg.job_ad,
+                                shadow_addr=msg.shadow_addr, slot_ad=self.state.slot_ad(slot, now))
+        reply = await self._tell_starter(start)
         if isinstance(reply, m.OK):
+            # (the job may be over already: STARTER_EXITED can overtake this reply)
+            if self._starter_addr is not None and slot.claim is not None and \
+                    slot.claim.claim_id == msg.claim_id and slot.job_running:
+                self._activations[msg.claim_id] = (
+                    slot.claim.job_id(), msg.shadow_addr, self._starter_addr)
             await conn.send(m.OK())
             return
         slot.activation_failed(trio.current_time())

@@ -19,6 +19,13 @@ instance task, which
 STARTER_SUSPEND / CONTINUE / HOLD / REMOVE only change the instance's state and wake its
 task, so a connection's handler never waits on a job. Each instance keeps one connection
 to its shadow (messages arrive in the order sent) and one to its startd.
+
+The starter dies with its startd, as HTCondor's starter (a child of the startd) shuts down
+fast when its parent goes away: for every startd it runs jobs for, it holds a connection
+open on which the startd never sends anything. When that connection ends, the startd
+process is gone (killed; a restarted startd knows none of the old claims): every job of
+that startd is killed at once and reported to its shadow as JOB_KILLED (the shadow
+writes JOB_EVICTED and the schedd requeues the job); nothing is sent to the dead startd.
 """
 
 from __future__ import annotations
@@ -115,7 +122,7 @@ class _Instance:
     shadow: _Peer
     startd: _Peer
     suspended: bool = False  # asked to be suspended (also before the payload starts)
-    kill: str | None = None  # "hold" or "remove" once asked to stop
+    kill: str | None = None  # "hold", "remove" or "startd_gone" once asked to stop
     clock: PayloadClock | None = None
     update_now: bool = False
     process: trio.Process | None = None  # the real executable (SIM_EXECUTE_REAL_JOBS)
@@ -127,6 +134,7 @@ class Starter:
     def __init__(self) -> None:
         self.instances: dict[str, _Instance] = {}
         self._pids = itertools.count(1000)
+        self._watched: set[str] = set()  # startd addresses whose death we watch for
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self._ctx = ctx
@@ -220,8 +228,35 @@ class Starter:
             startd=_Peer(self._ctx, slot_addr if isinstance(slot_addr, str) else None, "startd"),
         )
         self.instances[job] = inst
+        if inst.startd.address is not None and inst.startd.address not in self._watched:
+            self._watched.add(inst.startd.address)
+            self._nursery.start_soon(self._watch_startd, inst.startd.address)
         self._nursery.start_soon(self._run_instance, inst)
         return m.OK()
+
+    # -- the startd's death -----------------------------------------------------------------
+    async def _watch_startd(self, address: str) -> None:
+        """Hold a connection to the startd at ``address`` until it ends, then kill its jobs."""
+        try:
+            async with await self._ctx.connect(address, "startd") as conn:
+                while True:  # the startd sends nothing here; anything it does is ignored
+                    await conn.receive()
+        except PEER_ERRORS as e:
+            why = str(e)
+        self._watched.discard(address)
+        orphans = sorted((i for i in self.instances.values() if i.startd.address == address),
+                         key=lambda i: i.job)
+        self._ctx.log.warning("startd_gone", address=address, error=why,
+                              jobs=[i.job for i in orphans])
+        for inst in orphans:
+            if inst.kill is None:
+                inst.kill = "startd_gone"
+            if inst.process is not None and inst.returncode is None:
+                try:
+                    inst.process.kill()  # HTCondor's fast shutdown: no grace period
+                except ProcessLookupError:
+                    pass
+            inst.wake.set()
 
     # -- one job ----------------------------------------------------------------------------
     async def _wait(self, inst: _Instance, deadline: float) -> None:
@@ -312,8 +347,9 @@ class Starter:
                 inst.process.kill()
         if inst.kill is not None:
             self._ctx.log.info("job_killed", job=inst.job, why=inst.kill)
+            sig = signal.SIGKILL if inst.kill == "startd_gone" else signal.SIGTERM
             await self._finish(inst, ShadowExit.JOB_KILLED,
-                               exit_ad(inst.job_ad, clock, now, inst.pid, None))
+                               exit_ad(inst.job_ad, clock, now, inst.pid, None, signal=int(sig)))
             return
         if inst.returncode is not None and inst.returncode < 0:
             ad = exit_ad(inst.job_ad, clock, now, inst.pid, None, signal=-inst.returncode)
@@ -343,4 +379,5 @@ class Starter:
         reply = await inst.shadow.request(m.JOB_EXIT(job=inst.job, reason=int(reason), ad=ad))
         if reply is not None and not isinstance(reply, m.OK):
             self._ctx.log.warning("job_exit_refused", job=inst.job, reply=reply.command)
-        await inst.startd.send(m.STARTER_EXITED(claim_id=inst.claim_id))
+        if inst.kill != "startd_gone":
+            await inst.startd.send(m.STARTER_EXITED(claim_id=inst.claim_id))
