@@ -15,7 +15,23 @@ starts.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .explain import narrate
-from .runner import ReplayOutcome, print_outcome, replay
+
+if TYPE_CHECKING:
+    from .runner import ReplayOutcome, print_outcome, replay
 
 __all__ = ["ReplayOutcome", "narrate", "print_outcome", "replay"]
+
+_RUNNER = ("ReplayOutcome", "print_outcome", "replay")
+
+
+def __getattr__(name: str) -> Any:
+    """The runner is imported when first asked for (PEP 562), so that the teaching views
+    (``condorsim trace``, :mod:`.jobflow`) do not load the pool's runtime."""
+    if name in _RUNNER:
+        from . import runner
+
+        return getattr(runner, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -41,7 +41,8 @@ from condorsim.classad import ClassAd, ClassAdError
 
 from .explain import read_log_records
 
-__all__ = ["attribute_jobs", "history_records", "job_flow", "select_job"]
+__all__ = ["attribute_jobs", "history_records", "job_flow", "select_job",
+           "with_untraced_requests"]
 
 Record = Mapping[str, Any]
 
@@ -74,10 +75,47 @@ def _daemon(name: str) -> str:
     return name.split("@", 1)[0]
 
 
+def _same_time(logged: float, sent: float) -> bool:
+    """A log record and the message sent right after it, by one process: the same
+    simulated second (a wall-clock pool's times have fractions)."""
+    return abs(float(logged) - float(sent)) < 1.0
+
+
 def _events(logs: Iterable[Record], daemon: str, event: str) -> deque[Record]:
     chosen = [r for r in logs if r.get("daemon") == daemon and r.get("event") == event]
     chosen.sort(key=lambda r: (r["sim_time"], r.get("wall_time") or 0))
     return deque(chosen)
+
+
+# replies whose request can only be one command: a tool's request is not in the trace
+_ONLY_REQUEST: Final = {"SUBMIT_RESULT": "SUBMIT_JOBS", "CLAIM_RESPONSE": "REQUEST_CLAIM"}
+
+
+def with_untraced_requests(records: Sequence[Record]) -> list[Record]:
+    """``records`` with the requests of tools put back before their replies.
+
+    A tool (``condorsim submit``, ...) is not part of the pool and writes no trace, but
+    the daemon's reply to it is traced: a SUBMIT_RESULT to ``tool`` means a SUBMIT_JOBS
+    came just before. The request is added (marked ``"inferred": true``, no attributes)
+    for the replies that answer one command only.
+    """
+    out: list[Record] = []
+    asked: dict[tuple[str, str, str], int] = {}
+    for r in records:
+        cmd, sender, receiver = str(r["cmd"]), str(r["from"]), str(r["to"])
+        request = _ONLY_REQUEST.get(cmd)
+        if request is not None:
+            key = (receiver, sender, request)
+            if asked.get(key, 0) > 0:
+                asked[key] -= 1
+            elif _daemon(receiver) == "tool":
+                out.append({"t": r["t"], "from": receiver, "to": sender, "cmd": request,
+                            "job": None, "attrs": [], "inferred": True})
+        elif cmd in _ONLY_REQUEST.values():
+            key = (sender, receiver, cmd)
+            asked[key] = asked.get(key, 0) + 1
+        out.append(r)
+    return out
 
 
 def attribute_jobs(records: Sequence[Record], logs: Iterable[Record] = ()) -> list[set[str]]:
@@ -101,7 +139,7 @@ def _submits(records: Sequence[Record], jobs: list[set[str]], submitted: deque[R
         cmd, sender = r["cmd"], str(r["from"])
         if cmd == "SUBMIT_RESULT" and _daemon(sender) == "schedd" and submitted:
             event = submitted[0]
-            if int(event["sim_time"]) != int(r["t"]):
+            if not _same_time(event["sim_time"], r["t"]):
                 submitted.clear()  # the log and the trace disagree: attribute no more
                 continue
             submitted.popleft()
@@ -119,7 +157,7 @@ def _negotiations(records: Sequence[Record], jobs: list[set[str]],
         if r["cmd"] != "PERMISSION_AND_AD" or not matched:
             continue
         event = matched[0]
-        if int(event["sim_time"]) != int(r["t"]):
+        if not _same_time(event["sim_time"], r["t"]):
             matched.clear()
             continue
         matched.popleft()
@@ -246,6 +284,7 @@ def job_flow(records: Sequence[Record], job: str, run_dir: Path | None = None) -
     """The records of job ``"c.p"`` (or of every job of cluster ``"c"``) in trace order,
     with the history rows, using the logs and spool of ``run_dir`` when given."""
     logs = read_log_records(run_dir / "log") if run_dir is not None else []
+    records = with_untraced_requests(records)
     owners = attribute_jobs(records, logs)
     flow = [(r, js) for r, js in zip(records, owners, strict=True) if select_job(job, js)]
     if run_dir is None:
@@ -256,11 +295,17 @@ def job_flow(records: Sequence[Record], job: str, run_dir: Path | None = None) -
         place = len(flow)
         while place > 0 and flow[place - 1][0]["t"] > row["t"]:
             place -= 1
-        if row["from"] == "startd":  # written as the claim is deactivated
-            exited = [k for k, (r, js) in enumerate(flow[:place])
-                      if r["cmd"] == "STARTER_EXITED" and row["job"] in js]
-            if exited:
-                place = exited[-1] + 1
-                row["from"] = str(flow[exited[-1]][0]["to"])
+        # the startd writes it as the claim is deactivated (STARTER_EXITED), the schedd
+        # as it takes the shadow's final SHADOW_EXIT (and answers it)
+        after, sender = ("STARTER_EXITED", "to") if row["from"] == "startd" else \
+            ("SHADOW_EXIT", "to")
+        last = [k for k, (r, js) in enumerate(flow) if r["cmd"] == after and row["job"] in js
+                and abs(float(r["t"]) - row["t"]) < 2.0]
+        if last:
+            place = last[-1] + 1
+            row["from"] = str(flow[last[-1]][0][sender])
+            if after == "SHADOW_EXIT" and place < len(flow) and \
+                    flow[place][0]["from"] == row["from"] and flow[place][0]["cmd"] == "OK":
+                place += 1
         flow.insert(place, (row, {row["job"]}))
     return [r for r, _ in flow]
