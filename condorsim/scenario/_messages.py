@@ -126,7 +126,8 @@ def _strings(entry: Entry, key: str, name: str, value: object) -> tuple[str, ...
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not items or \
             not all(isinstance(i, str) and i for i in items):
-        entry.fail(key, f"expected a name or an array of names, found {type_name(value)}",
+        found = "an empty array" if items == [] else type_name(value)
+        entry.fail(key, f"expected a name or an array of names, found {found}",
                    field=f"{key}.{name}")
     return tuple(items)
 

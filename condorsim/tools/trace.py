@@ -6,9 +6,11 @@ Every process of a pool appends one JSON record per message it sends to the run'
 ``trace.jsonl`` (condorsim.runtime.trace): simulated time, sender, receiver, command, the
 job it concerns and the ClassAd attributes it carried. This tool picks the records of one
 job (``1.0``; or every job of a cluster, ``1``) from a kept replay directory
-(``condorsim replay --keep DIR``) or the mini-pool at $CONDORSIM_HOME, and prints them as
-a table -- simulated time in the run's time zone (SIM_TIMEZONE), ``from -> to``, command,
-attributes -- or as a Mermaid ``sequenceDiagram`` (``--mermaid``) to paste into Markdown.
+(``condorsim replay --keep DIR``) or the mini-pool at $CONDORSIM_HOME -- its whole flow,
+from the submit to the history, as :mod:`condorsim.replay.jobflow` finds it -- and prints
+them as a table -- simulated time in the run's time zone (SIM_TIMEZONE), ``from -> to``,
+command, attributes -- or as a Mermaid ``sequenceDiagram`` (``--mermaid``) to paste into
+Markdown. A tool's request, which no trace holds, shows as a dashed arrow.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from condorsim.runtime.trace import read_trace
 USAGE = "condorsim trace JOB [--run DIR] [--mermaid]"
 _JOB = re.compile(r"^\d+(\.\d+)?$")
 _SHOWN_ATTRS = 8  # attribute names listed in a table row before "(+N more)"
+_INFERRED = "(a tool's request: not traced, known from the reply)"
 
 
 class TraceError(Exception):
@@ -38,7 +41,8 @@ class TraceError(Exception):
 def format_table(records: Iterable[Mapping[str, Any]], tz: str) -> str:
     """One row per message: time, from -> to, command, attributes carried."""
     rows = [(sim_datetime(r["t"], tz), f"{r['from']} -> {r['to']}", str(r["cmd"]),
-             _attrs(r.get("attrs") or [])) for r in records]
+             _INFERRED if r.get("inferred") else _attrs(r.get("attrs") or []))
+            for r in records]
     if not rows:
         return ""
     header = ("TIME", "FROM -> TO", "COMMAND", "ATTRIBUTES")
@@ -69,7 +73,8 @@ def format_mermaid(records: Iterable[Mapping[str, Any]], tz: str, title: str) ->
             first = next(iter(ids.values()))
             lines.append(f"    Note over {first}: {when}")
             last_time = when
-        lines.append(f"    {ids[r['from']]}->>{ids[r['to']]}: {r['cmd']}")
+        arrow = "-->>" if r.get("inferred") else "->>"
+        lines.append(f"    {ids[r['from']]}{arrow}{ids[r['to']]}: {r['cmd']}")
     return "\n".join(lines) + "\n"
 
 
