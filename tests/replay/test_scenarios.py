@@ -1,48 +1,107 @@
-"""Every scenario of the library (scenarios/*.toml) replays with every expectation met.
+"""Every scenario of the library (scenarios/*.toml) replays with every expectation met, and
+replays the same way twice.
 
 The replays run as `condorsim replay` processes, a few at a time: most of a replay's real
-time is its daemons' processes starting."""
+time is its daemons' processes starting. Each scenario is replayed twice, each time kept in its
+own run directory, and the two runs must give every job the same user-log events at the same
+simulated times (the determinism the scenario format promises for a scenario and its seed)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
+from condorsim.eventlog import read_events
+from condorsim.runtime.trace import read_trace
 
 pytestmark = pytest.mark.pool
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml"))
 AT_ONCE = 3
+RUNS = ("first", "second")
+
+JobEvents = dict[str, list[tuple[str, str, float]]]
 
 
-def _replay(path: Path) -> subprocess.CompletedProcess[str]:
+def _replay(path: Path, keep: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, CONDOR_CONFIG="/dev/null")
-    return subprocess.run([sys.executable, "-m", "condorsim.cli", "replay", str(path)],
+    return subprocess.run([sys.executable, "-m", "condorsim.cli", "replay", str(path),
+                           "--keep", str(keep)],
                           capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
 
 
+def job_events(run_dir: Path) -> JobEvents:
+    """Every job's user-log events (log file, event type, time) in a kept run directory."""
+    events: JobEvents = {}
+    for log in sorted(run_dir.rglob("*.log")):
+        if log.parent == run_dir / "log":
+            continue  # daemon logs, not user logs
+        for event in read_events(log):
+            events.setdefault(f"{event.cluster}.{event.proc}", []).append(
+                (str(log.relative_to(run_dir)), event.type, event.timestamp))
+    return events
+
+
+def job_messages(run_dir: Path) -> Counter[tuple[object, ...]]:
+    """The messages about jobs in a kept run's trace: (time, from, to, command, job)."""
+    return Counter((r["t"], r["from"], r["to"], r["cmd"], r["job"])
+                   for r in read_trace(run_dir / "trace.jsonl") if r["job"] is not None)
+
+
 @pytest.fixture(scope="module")
-def outcomes() -> dict[str, subprocess.CompletedProcess[str]]:
+def runs_dir() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="condorsim-scenarios-") as d:
+        yield Path(d)
+
+
+@pytest.fixture(scope="module")
+def outcomes(runs_dir: Path) -> dict[tuple[str, str], subprocess.CompletedProcess[str]]:
+    keys = [(p.name, run) for p in SCENARIOS for run in RUNS]
     with ThreadPoolExecutor(AT_ONCE) as pool:
-        return dict(zip((p.name for p in SCENARIOS), pool.map(_replay, SCENARIOS),
-                        strict=True))
+        done = pool.map(lambda key: _replay(ROOT / "scenarios" / key[0],
+                                            runs_dir / f"{key[0]}.{key[1]}"), keys)
+        return dict(zip(keys, done, strict=True))
 
 
 def test_the_library_has_the_tour_and_one_scenario_per_behaviour() -> None:
     assert {p.stem for p in SCENARIOS} >= {
         "tour", "job-lifecycle", "claim-reuse", "hold-release-remove", "periodic-policy",
-        "on-exit", "daemon-restart"}
+        "on-exit", "daemon-restart", "information-flow"}
 
 
 @pytest.mark.parametrize("name", [p.name for p in SCENARIOS])
 def test_scenario_replays_with_every_expectation_met(
-        name: str, outcomes: dict[str, subprocess.CompletedProcess[str]]) -> None:
-    done = outcomes[name]
-    assert done.returncode == 0, done.stdout + done.stderr
-    summary = done.stdout.splitlines()[-1]
-    assert summary.endswith(" passed, 0 failed") and not summary.startswith("0 passed")
+        name: str, outcomes: dict[tuple[str, str], subprocess.CompletedProcess[str]]) -> None:
+    for run in RUNS:
+        done = outcomes[name, run]
+        assert done.returncode == 0, done.stdout + done.stderr
+        summary = done.stdout.splitlines()[-1]
+        assert summary.endswith(" passed, 0 failed") and not summary.startswith("0 passed")
+
+
+@pytest.mark.parametrize("name", [p.name for p in SCENARIOS])
+def test_scenario_replays_twice_with_the_same_job_events(
+        name: str, runs_dir: Path,
+        outcomes: dict[tuple[str, str], subprocess.CompletedProcess[str]]) -> None:
+    assert all(outcomes[name, run].returncode == 0 for run in RUNS)
+    first, second = (job_events(runs_dir / f"{name}.{run}") for run in RUNS)
+    assert first, "the scenario's jobs write no user log: nothing to compare"
+    assert first == second
+
+
+@pytest.mark.parametrize("name", [p.name for p in SCENARIOS])
+def test_scenario_replays_twice_with_the_same_job_messages(
+        name: str, runs_dir: Path,
+        outcomes: dict[tuple[str, str], subprocess.CompletedProcess[str]]) -> None:
+    assert all(outcomes[name, run].returncode == 0 for run in RUNS)
+    first, second = (job_messages(runs_dir / f"{name}.{run}") for run in RUNS)
+    assert first == second
