@@ -73,8 +73,9 @@ class Killable:
 
 async def _pool_run(tmp_path: Path, submit: str, killed: str, kill_at: int,
                     down_for: int = 10) -> tuple[list[ClassAd], list[ClassAd], list[ClassAd]]:
-    """Submit, kill ``killed`` at ``kill_at`` s, start it again ``down_for`` s later, run
-    to the end; the queue, the history and the slot ads."""
+    """Submit, kill ``killed`` ("schedd", "shadow" or "both") at ``kill_at`` s, start it
+    again ``down_for`` s later (the shadow first), run to the end; the queue, the history
+    and the slot ads."""
     config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
     first = [("collector", Collector), ("negotiator", Negotiator), ("startd", Startd),
              ("starter", Starter)]
@@ -89,11 +90,13 @@ async def _pool_run(tmp_path: Path, submit: str, killed: str, kill_at: int,
                 reply = await conn.request(m.SUBMIT_JOBS(owner="alice", text=submit,
                                                          iwd=str(tmp_path), source="job.sub"))
             assert isinstance(reply, m.SUBMIT_RESULT)
-            victim = schedd if killed == "schedd" else shadow
+            victims = {"schedd": [schedd], "shadow": [shadow], "both": [shadow, schedd]}[killed]
             await trio.sleep_until(start + kill_at)
-            victim.kill()
+            for victim in victims:
+                victim.kill()
             await trio.sleep(down_for)
-            await victim.start()
+            for victim in victims:
+                await victim.start()
             await trio.sleep_until(start + 3600)
             async with await pool.connect("schedd") as conn:
                 left = await conn.request(m.QUERY_JOB_ADS(constraint="", projection=[]))
@@ -165,6 +168,26 @@ async def test_jobs_of_a_killed_shadow_are_requeued_and_run_once_more(
     for kinds in _events(tmp_path).values():
         assert [k for k in kinds if k != "IMAGE_SIZE"] == [
             "SUBMIT", "EXECUTE", "EXECUTE", "JOB_TERMINATED"]
+
+
+async def test_a_job_the_shadow_no_longer_has_fails_to_reconnect_and_runs_again(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(T0)
+    left, hist, slots = await _pool_run(tmp_path, JOBS + "queue 2\n", "both", kill_at=200)
+    assert left == [] and len(hist) == 2
+    for ad in hist:
+        assert [ad.evaluate(a) for a in ("JobStatus", "NumShadowStarts",
+                                         "NumJobCompletions")] == [4, 2, 1]
+    assert _all_unclaimed(slots)
+    for kinds in _events(tmp_path).values():
+        assert [k for k in kinds if k != "IMAGE_SIZE"] == [
+            "SUBMIT", "EXECUTE", "JOB_RECONNECT_FAILED", "EXECUTE", "JOB_TERMINATED"]
+    failed = [e for e in htcondor.JobEventLog(str(tmp_path / "job.log")).events(0)
+              if e.type == htcondor.JobEventType.JOB_RECONNECT_FAILED]
+    assert sorted((e.proc, e["Reason"], e["StartdName"]) for e in failed) == [
+        (0, "Job not found at execution machine", "slot1@exec1"),
+        (1, "Job not found at execution machine", "slot2@exec1")]
 
 
 SLOT = ClassAd.parse('[ Name = "slot1@exec1"; SlotID = 1; MyAddress = "<127.0.0.1:5>" ]')
