@@ -19,7 +19,8 @@ shadow with SHADOW_RECONNECT:
   "Job not found at execution machine", the job is requeued, the claim released (the
   startd stops whatever still runs on it);
 * no lease, or it expired: the job is requeued with no event, the claim released; the
-  shadow ends its instance without a word.
+  shadow ends its instance without a word. So too for a job held or removed while it ran
+  whose shadow had not exited: it stays held, or leaves for the history.
 
 A SHADOW_EXIT that arrives while the question is out ends the job as usual; the answer
 then finds nothing to do. A shadow process that starts tells its schedd (SHADOW_STARTED):
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING
 import trio
 
 from condorsim.classad import ClassAd
-from condorsim.jobs.codes import ShadowExit
+from condorsim.jobs.codes import JobStatus, ShadowExit
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
@@ -100,7 +101,7 @@ class Reconnector:
             q.userlogs.reconnect_failed(q.jobs[job], now, reason,
                                         _str(q.jobs[job], "RemoteHost") or claim.startd_addr)
             self.ctx.log.info("job_reconnect_failed", job=job_str(job), reason=reason)
-        else:
+        elif q.status(job) in (JobStatus.RUNNING, JobStatus.SUSPENDED):
             self.ctx.log.info("job_requeued_after_restart", job=job_str(job))
         self.claims.shadow_exit(job, ShadowExit.JOB_RECONNECT_FAILED, ClassAd(), now)
 

@@ -10,8 +10,8 @@ Pure functions over a :class:`~.queue.JobQueue` with ``now`` passed in:
   accounting, then act on the shadow exit code as the schedd's reaper does (facts 1.4,
   2.4, 5.2).
 * :func:`update_cron` -- compute a CronTab job's DeferralTime (facts 2.2), in memory only.
-* :func:`recover_after_restart` -- the jobs a restarted schedd finds Running: which to ask
-  the shadow about (with or without a valid job lease), which to requeue at once.
+* :func:`recover_after_restart` -- the jobs a restarted schedd finds with a shadow: which
+  to ask the shadow about (with or without a valid job lease), which to requeue at once.
 """
 
 from __future__ import annotations
@@ -187,23 +187,32 @@ class Recovery:
 
 
 def recover_after_restart(q: JobQueue, now: int) -> Recovery:
-    """Jobs the log shows running: keep those with a claim for the shadow to answer for.
+    """Jobs the log shows with a shadow: keep those with a claim for the shadow to answer for.
 
-    HTCondor's schedd spawns a reconnecting shadow for a job whose lease is valid and marks
-    the others stopped. condorsim's shadow outlives the schedd, so every job with a claim
-    stays Running (with its shadow) until the shadow answers SHADOW_RECONNECT; a job
-    without a recorded claim is requeued at once.
+    HTCondor's schedd spawns a reconnecting shadow for a Running job whose lease is valid
+    and marks the others stopped (``mark_idle``). condorsim's shadow outlives the schedd, so
+    every Running job with a claim stays Running (with its shadow) until the shadow answers
+    SHADOW_RECONNECT; one without a recorded claim is requeued at once. A job held or
+    removed while it ran, whose shadow had not exited yet, still has its claim: the shadow
+    is told to let it go (``reconnect`` false), then it is finished as the shadow's exit
+    would have (a removed job leaves for the history).
     """
     out = Recovery()
     for job in sorted(q.jobs):
-        if q.status(job) not in (JobStatus.RUNNING, JobStatus.SUSPENDED):
-            continue
+        status = q.status(job)
         ad = q.jobs[job]
-        if _str(ad, "ClaimId") and _str(ad, "StartdIpAddr"):
+        claimed = bool(_str(ad, "ClaimId") and _str(ad, "StartdIpAddr"))
+        if status in (JobStatus.RUNNING, JobStatus.SUSPENDED):
+            if claimed:
+                q.has_shadow.add(job)
+                out.reconnect.append((job, job_lease_remaining(ad, now) > 0))
+            else:
+                _stop_accounting(q, job, now)
+                mark_stopped(q, job, now)
+                out.requeued.append(job)
+        elif status in (JobStatus.HELD, JobStatus.REMOVED) and claimed:
             q.has_shadow.add(job)
-            out.reconnect.append((job, job_lease_remaining(ad, now) > 0))
-        else:
-            _stop_accounting(q, job, now)
-            mark_stopped(q, job, now)
-            out.requeued.append(job)
+            out.reconnect.append((job, False))
+        elif status == JobStatus.REMOVED:
+            q.leave(job, now)  # its shadow had exited; only the cleanup was left
     return out

@@ -209,7 +209,8 @@ class Shadow:
                 type(msg.job_ad.evaluate("ProcId")) is not int:
             return m.FAILED(reason="the job ad has no integer ClusterId and ProcId")
         job = ShadowJob(msg.job_ad, msg.slot_ad, msg.claim_id, msg.startd_addr)
-        if job.job in self.instances:
+        old = self.instances.get(job.job)
+        if old is not None and old.unreported is None:
             return m.FAILED(reason=f"job {job.job} already has a shadow")
         send, receive = trio.open_memory_channel[Message](math.inf)
         inst = _Instance(job, send, receive, self._user_log(job.ad))

@@ -25,6 +25,7 @@ from condorsim.wire import messages as m
 from daemons.collector.daemon import Collector
 from daemons.negotiator.daemon import Negotiator
 from daemons.schedd.daemon import Schedd
+from daemons.schedd.history import read_history
 from daemons.schedd.queue import JobQueue
 from daemons.schedd.running import mark_running, recover_after_restart
 from daemons.shadow.daemon import Shadow
@@ -196,17 +197,21 @@ SLOT = ClassAd.parse('[ Name = "slot1@exec1"; SlotID = 1; MyAddress = "<127.0.0.
 def test_a_restart_asks_about_jobs_with_a_claim_and_checks_their_lease(tmp_path: Path) -> None:
     q = JobQueue(tmp_path / "spool")
     q.open(T0)
-    q.submit("alice", JOBS + "queue 3\n", str(tmp_path), "job.sub", T0)
-    for proc in range(3):
+    q.submit("alice", JOBS + "queue 5\n", str(tmp_path), "job.sub", T0)
+    for proc in range(5):
         mark_running(q, (1, proc), claim_id=f"<127.0.0.1:5>#1#{proc}", slot_ad=SLOT,
                      startd_addr="<127.0.0.1:5>", now=T0)
     q.store.change((1, 1), {"LastJobLeaseRenewal": T0 + 1000})
     q.store.change((1, 2), {}, delete=("ClaimId",))
+    q.store.change((1, 3), {"JobStatus": 5})  # held while it ran; its shadow had not exited
+    q.store.change((1, 4), {"JobStatus": 3}, delete=("ClaimId",))  # removed, shadow gone
     again = JobQueue(tmp_path / "spool")
     again.open(T0 + 2000)
     recovery = recover_after_restart(again, T0 + 2400)
     # 1.0's lease (2400 s from T0) is over at T0 + 2400; 1.1 renewed it at T0 + 1000.
-    assert recovery.reconnect == [((1, 0), False), ((1, 1), True)]
+    assert recovery.reconnect == [((1, 0), False), ((1, 1), True), ((1, 3), False)]
     assert recovery.requeued == [(1, 2)]
-    assert [again.status((1, p)) for p in range(3)] == [2, 2, 1]
-    assert again.has_shadow == {(1, 0), (1, 1)}
+    assert [again.status((1, p)) for p in range(4)] == [2, 2, 1, 5]
+    assert again.has_shadow == {(1, 0), (1, 1), (1, 3)}
+    assert (1, 4) not in again.jobs
+    assert [ad.evaluate("ProcId") for ad in read_history(again.history_path)] == [4]
