@@ -103,3 +103,20 @@ def test_a_requeued_run_commits_nothing() -> None:
     job = shadow_job(f"JobCurrentStartDate = {int(T) - 500}; OnExitRemove = false")
     job.job_exit(100, ClassAd({"ExitCode": 0}), T)
     assert "CommittedTime" not in job.ad and "TerminationPending" not in job.ad
+
+
+def test_hearing_from_the_starter_renews_the_job_lease() -> None:
+    job = shadow_job()
+    job.begin_execution(T)
+    job.take_dirty()
+    job.register_job_info(ClassAd({"ImageSize": 10}), T + 300)
+    assert job.take_dirty().evaluate("LastJobLeaseRenewal") == int(T) + 300
+
+
+def test_a_reconnect_counts_and_logs_where_the_job_runs() -> None:
+    job = shadow_job("NumJobReconnects = 2")
+    (event,) = job.reconnected(T, "<127.0.0.1:6>")
+    assert (event.kind, event.fields) == ("reconnected", {
+        "startd_name": "slot1@exec1", "startd_addr": "<127.0.0.1:5>",
+        "starter_addr": "<127.0.0.1:6>"})
+    assert job.take_dirty().evaluate("NumJobReconnects") == 3
