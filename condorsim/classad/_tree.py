@@ -12,7 +12,7 @@ Nodes are immutable, compare structurally (``==``) and hash; the hash is compute
 bottom-up when a node is built, and equality walks the two trees with an explicit
 stack, so long ``&&`` chains need no deep recursion. Evaluation lives elsewhere
 (``_compile``); a node only keeps slots where the compiler caches its closure and, for
-constant expressions, the constant value.
+constant expressions, the constant value, and where ``str()`` keeps the text it made.
 """
 
 from __future__ import annotations
@@ -35,9 +35,10 @@ class ExprTree:
     ``str()`` gives canonical ClassAd text; ``==`` is structural equality.
     """
 
-    __slots__ = ("_const", "_fn", "_hash", "column", "line")
+    __slots__ = ("_const", "_fn", "_hash", "_text", "column", "line")
 
     _hash: int
+    _text: str  # str() of the tree, set on first use
     _fn: Compiled | None
     _const: Any
     line: int
@@ -105,9 +106,13 @@ class ExprTree:
         return evaluate_tree(self, my, target, ctx)
 
     def __str__(self) -> str:
-        from ._unparse import unparse
+        try:  # the tree is immutable, so its canonical text is kept once made
+            return self._text
+        except AttributeError:
+            from ._unparse import unparse
 
-        return unparse(self)
+            text = self._text = unparse(self)
+            return text
 
     @property
     def is_literal(self) -> bool:
