@@ -2,20 +2,26 @@
 
 The reference workload: 200 slots (20 machines x 10), 5,000 jobs of 5 to 60 minutes, default
 knobs, one simulated day. Printed: simulated seconds per wall second, jobs completed per wall
-second, peak memory of the pool's processes, and how wall time grows when jobs and slots
-double. ``BENCH_POOL_SCALE`` scales jobs and slots together; the default 0.05 (10 slots, 250 jobs)
-keeps `make bench` to minutes, 1.0 is the issue's full workload (about an hour of wall time today).
+second, peak memory of the pool's processes (the sum of every process's peak RSS, and the
+largest), CPU seconds by process, how many distinct simulated instants the pool stopped at
+(coordinated jumps) per simulated hour, and how wall time grows when jobs and slots double.
+``BENCH_POOL_SCALE`` scales jobs and slots together; the default 0.05 (10 slots, 250 jobs)
+keeps `make bench` to minutes, 1.0 is the issue's full workload (docs/performance.md has the
+measured times at each scale).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
-import resource
+import shutil
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.bench_scale import PeakMemory
 from condorsim.replay.runner import replay
 from condorsim.scenario import parse_scenario
 
@@ -56,31 +62,70 @@ description = "every job completed within the day"
 '''
 
 
-def run(machines: int, slots: int, jobs: int) -> tuple[float, float, int, bool]:
+@dataclass
+class PoolRun:
+    """The figures of one replay."""
+
+    wall: float
+    simulated: float
+    ok: bool
+    instants: int
+    messages: int
+    peaks: PeakMemory
+
+
+def count_instants(trace: Path) -> tuple[int, int]:
+    """(distinct simulated instants at which a message was sent, messages) of a trace."""
+    times = set()
+    messages = 0
+    with open(trace, encoding="utf-8") as f:
+        for line in f:
+            times.add(json.loads(line)["t"])
+            messages += 1
+    return len(times), messages
+
+
+def run(machines: int, slots: int, jobs: int) -> PoolRun:
+    """Replay the workload of ``machines`` x ``slots`` slots and ``jobs`` jobs."""
     scenario = parse_scenario(scenario_text(machines, slots, jobs), source="<bench>",
                               base_dir=Path(tempfile.gettempdir()))
-    t0 = time.perf_counter()
-    outcome = replay(scenario)
-    wall = time.perf_counter() - t0
-    simulated = outcome.final_time - scenario.start
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, simulated, peak_kb, outcome.ok
+    keep = Path(tempfile.mkdtemp(prefix="condorsim-bench-pool-"))
+    try:
+        t0 = time.perf_counter()
+        with PeakMemory() as peaks:
+            outcome = replay(scenario, keep=keep)
+        wall = time.perf_counter() - t0
+        instants, messages = count_instants(keep / "trace.jsonl")
+    finally:
+        shutil.rmtree(keep, ignore_errors=True)
+    return PoolRun(wall, outcome.final_time - scenario.start, outcome.ok, instants, messages,
+                   peaks)
+
+
+def _describe(r: PoolRun, jobs: int) -> list[str]:
+    hours = r.simulated / 3600
+    cpu = r.peaks.cpu_by_name()
+    largest = max(r.peaks.peaks.values(), default=0)
+    return [
+        f"{r.wall:.1f} s wall, {r.simulated / r.wall:,.0f} simulated s per wall s, "
+        f"{jobs / r.wall:,.1f} jobs completed per wall s, all completed: {r.ok}",
+        f"{r.instants:,} simulated instants ({r.instants / hours:,.0f} per simulated hour, "
+        f"{r.wall / max(r.instants, 1) * 1000:.1f} ms wall each), {r.messages:,} messages",
+        f"peak memory: {r.peaks.total_kib() / 1024:,.0f} MiB summed over "
+        f"{len(r.peaks.peaks)} processes, largest {largest / 1024:,.0f} MiB",
+        "CPU s by process: " + ", ".join(
+            f"{name} {sec:.1f}" for name, sec in sorted(cpu.items(), key=lambda kv: -kv[1])),
+    ]
 
 
 def main() -> list[str]:
     scale = float(os.environ.get("BENCH_POOL_SCALE", "0.05"))
     machines, slots, jobs = max(1, round(20 * scale)), 10, max(1, round(5000 * scale))
-    lines = []
-    wall, simulated, peak_kb, ok = run(machines, slots, jobs)
-    lines.append(
-        f"{machines * slots} slots, {jobs} jobs of 5-60 min, one simulated day: "
-        f"{wall:.1f} s wall, {simulated / wall:,.0f} simulated s per wall s, "
-        f"{jobs / wall:,.1f} jobs completed per wall s, all completed: {ok}"
-    )
-    lines.append(f"peak memory of the largest daemon process: {peak_kb / 1024:,.0f} MiB")
-    wall2, _sim2, peak2, ok2 = run(machines * 2, slots, jobs * 2)
-    lines.append(
-        f"doubled ({machines * 2 * slots} slots, {jobs * 2} jobs): {wall2:.1f} s wall "
-        f"= {wall2 / wall:.2f}x; all completed: {ok2}; peak {peak2 / 1024:,.0f} MiB"
-    )
+    first = run(machines, slots, jobs)
+    lines = [f"{machines * slots} slots, {jobs} jobs of 5-60 min, one simulated day:"]
+    lines += ["  " + line for line in _describe(first, jobs)]
+    doubled = run(machines * 2, slots, jobs * 2)
+    lines.append(f"doubled ({machines * 2 * slots} slots, {jobs * 2} jobs): "
+                 f"{doubled.wall / first.wall:.2f}x the wall time")
+    lines += ["  " + line for line in _describe(doubled, jobs * 2)]
     return lines

@@ -99,12 +99,14 @@ def _status_kib(pid: int, field: str) -> int | None:
 
 
 class PeakMemory:
-    """Polls this process and its descendants; keeps each one's VmHWM (its peak RSS) and
-    command line. A process's last reading before it exits stands for its peak."""
+    """Polls this process and its descendants; keeps each one's VmHWM (its peak RSS), CPU
+    seconds (user + system) and command line. A process's last reading before it exits
+    stands for its peak and its CPU time."""
 
     def __init__(self, interval: float = 0.5) -> None:
         self.interval = interval
         self.peaks: dict[int, int] = {}
+        self.cpu: dict[int, float] = {}
         self.names: dict[int, str] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
@@ -125,6 +127,7 @@ class PeakMemory:
                 if hwm is None:
                     continue
                 self.peaks[pid] = max(hwm, self.peaks.get(pid, 0))
+                self.cpu[pid] = max(_cpu_seconds(pid), self.cpu.get(pid, 0.0))
                 if pid not in self.names:
                     self.names[pid] = _name(pid)
             if self._stop.wait(self.interval):
@@ -134,11 +137,29 @@ class PeakMemory:
         return sum(self.peaks.values())
 
     def by_name(self) -> dict[str, int]:
+        """Peak KiB summed by process name."""
         out: dict[str, int] = {}
         for pid, kib in self.peaks.items():
             name = self.names.get(pid, "?")
             out[name] = out.get(name, 0) + kib
         return out
+
+    def cpu_by_name(self) -> dict[str, float]:
+        """CPU seconds summed by process name."""
+        out: dict[str, float] = {}
+        for pid, seconds in self.cpu.items():
+            name = self.names.get(pid, "?")
+            out[name] = out.get(name, 0.0) + seconds
+        return out
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _name(pid: int) -> str:
