@@ -33,6 +33,7 @@ from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
+from daemons.starter.watch import wait_until_gone
 
 from .actions import Action, ClaimGranted, ClaimRefused, StopJob, SuspendJob, WriteHistory
 from .logic import StartdState, history_record
@@ -223,12 +224,7 @@ class Startd:
     async def _watch_starter(self, address: str) -> None:
         """Hold a connection to the starter at ``address``; when it ends, its jobs are over."""
         assert self.state is not None
-        try:
-            async with await self._ctx.connect(address, "starter") as conn:
-                while True:  # the starter sends nothing here; anything it does is ignored
-                    await conn.receive()
-        except _NET_ERRORS as e:
-            why = str(e)
+        why = await wait_until_gone(self._ctx, address, "starter")
         self._watched.discard(address)
         if self._starter_addr == address:
             self._starter_addr = None

@@ -54,6 +54,7 @@ from .logic import (
     usage_ad,
 )
 from .real import SpawnError, spawn
+from .watch import wait_until_gone
 
 AD_INTERVAL = 300
 PEER_ERRORS = (OSError, ConnectionClosed, ProtocolError, trio.BrokenResourceError,
@@ -237,12 +238,7 @@ class Starter:
     # -- the startd's death -----------------------------------------------------------------
     async def _watch_startd(self, address: str) -> None:
         """Hold a connection to the startd at ``address`` until it ends, then kill its jobs."""
-        try:
-            async with await self._ctx.connect(address, "startd") as conn:
-                while True:  # the startd sends nothing here; anything it does is ignored
-                    await conn.receive()
-        except PEER_ERRORS as e:
-            why = str(e)
+        why = await wait_until_gone(self._ctx, address, "startd")
         self._watched.discard(address)
         orphans = sorted((i for i in self.instances.values() if i.startd.address == address),
                          key=lambda i: i.job)
