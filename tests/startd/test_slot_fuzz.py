@@ -22,6 +22,7 @@ SUSPEND = ((time() / 100) % 3) == 1
 CONTINUE = ((time() / 100) % 3) != 1
 START = ((time() / 1000) % 4) != 3
 MachineMaxVacateTime = 50
+CLAIM_WORKLIFE = 500
 """
 
 OPS = st.sampled_from(["claim", "claim_old", "activate", "exit", "release", "deactivate",
@@ -46,8 +47,10 @@ def test_random_sequences_keep_the_slot_consistent(
         now += dt
         current = slot.current_claim_id or "none"
         if op == "claim":
-            old_ids.append(slot.offered_claim_id)
-            slot.request_claim(slot.offered_claim_id, _job(prio, n), "<1.2.3.4:5>", now)
+            offered = slot.offered_claim_id
+            accepted, _, _ = slot.request_claim(offered, _job(prio, n), "<1.2.3.4:5>", now)
+            if accepted:  # a refused id is still on offer
+                old_ids.append(offered)
         elif op == "claim_old" and old_ids:
             accepted, _, _ = slot.request_claim(old_ids[prio % len(old_ids)], _job(prio, n),
                                                 "", now)
@@ -72,7 +75,9 @@ def test_random_sequences_keep_the_slot_consistent(
             assert slot.claim is None and slot.preempting is None
             assert slot.activity == Activity.IDLE
         if slot.state == State.CLAIMED:
-            assert slot.claim is not None and slot.preempting is None
+            # a preempting claim waits only while the running job retires
+            assert slot.claim is not None
+            assert slot.preempting is None or slot.activity == Activity.RETIRING
             busy = slot.activity in (Activity.BUSY, Activity.SUSPENDED, Activity.RETIRING)
             assert busy == (slot.claim.job_ad is not None)
         if slot.state == State.PREEMPTING:
