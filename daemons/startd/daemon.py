@@ -230,8 +230,8 @@ class Startd:
             self._starter_addr = None
         lost = sorted((claim_id, job, shadow) for claim_id, (job, shadow, starter)
                       in self._activations.items() if starter == address)
-        self._ctx.log.warning("starter_gone", address=address, error=why,
-                              jobs=[job for _, job, _ in lost])
+        report = self._ctx.log.warning if lost else self._ctx.log.info
+        report("starter_gone", address=address, error=why, jobs=[job for _, job, _ in lost])
         now = trio.current_time()
         for claim_id, job, shadow in lost:
             del self._activations[claim_id]

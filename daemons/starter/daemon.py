@@ -242,8 +242,8 @@ class Starter:
         self._watched.discard(address)
         orphans = sorted((i for i in self.instances.values() if i.startd.address == address),
                          key=lambda i: i.job)
-        self._ctx.log.warning("startd_gone", address=address, error=why,
-                              jobs=[i.job for i in orphans])
+        report = self._ctx.log.warning if orphans else self._ctx.log.info
+        report("startd_gone", address=address, error=why, jobs=[i.job for i in orphans])
         for inst in orphans:
             if inst.kill is None:
                 inst.kill = "startd_gone"
