@@ -123,13 +123,18 @@ class Startd:
             next_time += self._update_interval
 
     async def _after(self, slot: Slot, actions: list[Action]) -> None:
-        """Log the slot's transitions, send its ad if it changed, carry out ``actions``."""
+        """Log the slot's transitions, write the history, send the ad if it changed, carry
+        out the other ``actions``."""
         self._log_transitions(slot)
+        for action in actions:  # local and at once: the job's history comes first
+            if isinstance(action, WriteHistory):
+                self._write_history(action.job_ad)
         if slot.ad_changed:
             await self._publish(slot)
         self._wakeup.set()
         for action in actions:
-            await self._do(action, slot)
+            if not isinstance(action, WriteHistory):
+                await self._do(action, slot)
 
     def _log_transitions(self, slot: Slot) -> None:
         for when, state, activity, event in slot.transitions:
