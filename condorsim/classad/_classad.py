@@ -21,7 +21,7 @@ from typing import Any
 
 from ._errors import ClassAdError
 from ._parser import looks_like_new_syntax, parse_new_ad, parse_old_ad
-from ._tree import AdExpr, ExprTree, ListExpr, Literal
+from ._tree import NOT_CONST, AdExpr, ExprTree, ListExpr, Literal
 from ._unparse import name_text, unparse, unparse_attributes
 from ._values import ERROR, INT_MAX, INT_MIN, UNDEFINED, ClassAdValue, EvalContext, Value
 
@@ -218,6 +218,11 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
         As HTCondor's ``EvaluateAttr``: the name is looked up in this ad and its
         enclosing ads; a missing attribute is UNDEFINED.
         """
+        tree = self._attrs.get(name.lower())
+        if tree is not None:  # a literal (or folded constant) needs no evaluation
+            const = tree._const
+            if const is not NOT_CONST:
+                return const
         from ._compile import evaluate_attribute
 
         return evaluate_attribute(self, name, target, ctx)
