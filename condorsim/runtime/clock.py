@@ -6,12 +6,11 @@ Every daemon reads time through trio (``trio.current_time()``), and trio reads i
 clock given to ``trio.run``. The value is simulated epoch seconds. Two clocks:
 
 * :class:`WallClock` -- simulated time runs with real time times ``speed``, from ``start``.
-* :class:`VirtualClock` -- simulated time stands still until the pool's coordinator moves it.
-  ``deadline_to_sleep_time`` says "sleep for ever" for a future deadline, so a process with
-  nothing to do blocks in I/O until a message or the coordinator's ADVANCE arrives. The jump
-  is two-phase: PREPARE(t) records ``pending``; ADVANCE(t) moves ``now``. A process that
-  receives a pool message after PREPARE but before its own ADVANCE catches up first
-  (:meth:`VirtualClock.catch_up`), so no process ever handles a message from its future.
+* :class:`VirtualClock` -- simulated time stands still until the pool's coordinator moves it
+  (:meth:`VirtualClock.advance`). ``deadline_to_sleep_time`` says "sleep for ever" for a
+  future deadline, so a process with nothing to do blocks in I/O until a message or the
+  coordinator arrives. Why no process ever handles a message from its future is the
+  coordinator's business (:mod:`.coordinator`: a process is *frozen* until told to move).
 
 In-process tests use ``trio.testing.MockClock(autojump_threshold=0)`` instead; the daemon
 code is the same.
@@ -50,7 +49,6 @@ class VirtualClock(trio.abc.Clock):
 
     def __init__(self, start: float) -> None:
         self.now = float(start)
-        self.pending = float(start)
 
     def start_clock(self) -> None:
         pass
@@ -61,19 +59,7 @@ class VirtualClock(trio.abc.Clock):
     def deadline_to_sleep_time(self, deadline: float) -> float:
         return 0.0 if deadline <= self.now else math.inf
 
-    def prepare(self, t: float) -> None:
-        """Phase one of a jump: ``t`` is where the whole pool is about to go."""
-        if t > self.pending:
-            self.pending = t
-
     def advance(self, t: float) -> None:
-        """Phase two: move to ``t``. Time never goes backwards."""
+        """Move to ``t``. Time never goes backwards."""
         if t > self.now:
             self.now = t
-        if self.pending < self.now:
-            self.pending = self.now
-
-    def catch_up(self) -> None:
-        """Adopt a prepared jump early: called on every pool message received."""
-        if self.pending > self.now:
-            self.now = self.pending

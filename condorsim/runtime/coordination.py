@@ -3,37 +3,128 @@
 How this works
 --------------
 The master runs :class:`CoordinatorHost`: it listens for participant links, feeds what they
-say (hello, idle reports, prepared) to the sans-I/O :class:`~.coordinator.Coordinator`, and
-carries out the actions it returns, in order, on every link. The master's own process is a
-participant too, served directly (no socket). Every other process runs
-:func:`run_participant_link`: it says hello, then answers polls once idle, runs end-of-instant
-work, and moves its :class:`~.clock.VirtualClock` on PREPARE / ADVANCE.
+say (hello, idle reports, holds) to the sans-I/O :class:`~.coordinator.Coordinator`, and
+carries out the actions it returns. The master's own process is a participant too, served
+directly (no socket). Every other process runs :func:`run_participant_link`: it says hello,
+then on each RUN moves its :class:`~.clock.VirtualClock`, runs end-of-instant work if asked,
+thaws, and once idle freezes and reports; while frozen, a held pool message makes it send
+HOLD.
 
-Coordination messages are not pool messages: they are neither counted nor traced.
+The link is a loopback TCP socket carrying msgpack tuples back to back (msgpack delimits
+them itself), written with a plain non-blocking ``send`` from wherever the decision is made
+(no task switch, no framing): a RUN or a report is some 20 bytes. Only if the kernel
+refuses part of a write does a task flush the rest. Coordination messages are not pool
+messages: they are neither counted nor traced.
+
+=========  ======================  ==================================================
+message    direction               fields
+=========  ======================  ==================================================
+HELLO      participant -> coord.   name, pid
+RUN        coord. -> participant   now, eoi -- move to now, run end-of-instant work if
+                                   eoi, thaw, report once idle
+REPORT     participant -> coord.   sent, received, next_deadline (or nil), eoi_pending
+HOLD       participant -> coord.   (a pool message waits for a thaw)
+FINISH     coord. -> participant   thaw for good: the run is over
+=========  ======================  ==================================================
 """
 
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass, field
+from typing import Any
 
+import msgpack
 import trio
 
-from condorsim.wire import ConnectionClosed, MessageStream, ProtocolError
-from condorsim.wire.messages import (
-    SIM_CLOCK_ADVANCE,
-    SIM_CLOCK_HELLO,
-    SIM_CLOCK_IDLE,
-    SIM_CLOCK_POLL,
-    SIM_CLOCK_PREPARE,
-    SIM_CLOCK_PREPARED,
-    SIM_END_OF_INSTANT,
-)
-
 from .clock import VirtualClock
-from .coordinator import Action, Advance, Coordinator, EndOfInstant, Finished, Poll, Prepare
-from .network import Network
+from .coordinator import Action, Advance, Coordinator, Finished, Run
+from .network import Network, parse_sinful, sinful
 from .participant import Participant
+
+HELLO, RUN, REPORT, HOLD, FINISH = range(5)
+
+
+class LinkClosed(Exception):
+    """The other end of a clock link is gone (or broke the protocol)."""
+
+
+class _Link:
+    """One clock link: msgpack tuples over a non-blocking loopback socket."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        sock.setblocking(False)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock = sock
+        self._unpacker = msgpack.Unpacker(use_list=False)
+        self._out = bytearray()
+        self._pending = trio.Event()
+        self.closed = False
+
+    def send(self, obj: tuple[Any, ...]) -> None:
+        """Write one message now (never blocks; what the kernel refuses waits in order)."""
+        if self.closed:
+            return
+        data = msgpack.packb(obj)
+        if not self._out:
+            try:
+                sent = self.sock.send(data)
+            except BlockingIOError:
+                sent = 0
+            except OSError:
+                self.closed = True
+                return
+            if sent == len(data):
+                return
+            data = data[sent:]
+        self._out += data
+        self._pending.set()
+
+    async def flush_forever(self) -> None:
+        """Write what :meth:`send` could not, as the socket takes it."""
+        while True:
+            await self._pending.wait()
+            self._pending = trio.Event()
+            while self._out and not self.closed:
+                await trio.lowlevel.wait_writable(self.sock)
+                try:
+                    sent = self.sock.send(self._out)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    self.closed = True
+                    return
+                del self._out[:sent]
+
+    async def receive(self) -> list[tuple[Any, ...]]:
+        """The next messages from the other end (at least one)."""
+        while True:
+            try:
+                data = self.sock.recv(65536)
+            except BlockingIOError:
+                await trio.lowlevel.wait_readable(self.sock)
+                continue
+            except OSError as e:
+                raise LinkClosed(str(e)) from None
+            if not data:
+                raise LinkClosed("the other end closed the link")
+            self._unpacker.feed(data)
+            try:
+                batch = [msg for msg in self._unpacker]
+            except (ValueError, msgpack.ExtraData) as e:
+                raise LinkClosed(f"not a clock message: {e}") from None
+            if batch:
+                for msg in batch:
+                    if not isinstance(msg, tuple) or not msg or not isinstance(msg[0], int):
+                        raise LinkClosed(f"not a clock message: {msg!r}")
+                return batch
+
+    def close(self) -> None:
+        if self.sock.fileno() >= 0:
+            trio.lowlevel.notify_closing(self.sock)
+            self.sock.close()
+        self.closed = True
 
 
 @dataclass
@@ -47,133 +138,169 @@ class CoordinatorHost:
     log: object = None
     finished: trio.Event = field(default_factory=trio.Event)
     finish_reason: str = ""
-    _links: dict[str, trio.MemorySendChannel[object]] = field(default_factory=dict)
+    _links: dict[str, _Link] = field(default_factory=dict)
     _nursery: trio.Nursery | None = None
+    _local_polling: bool = False
 
     async def run(self, network: Network, *, task_status: trio.TaskStatus[str]) -> None:
-        """Listen for participants and coordinate until cancelled."""
-        address, listener = await network.listen()
+        """Listen for participants and coordinate until cancelled.
+
+        The clock link is always a loopback socket (``network`` is the pool's, for its host).
+        """
+        host = getattr(network, "host", "127.0.0.1")
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
+            listener.bind((host, 0))
+            listener.listen(128)
+            listener.setblocking(False)
+            address = sinful(host, listener.getsockname()[1])
+            self.coordinator.local = self.local_name
+            self.local.on_hold = self._local_hold
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
                 self._apply(self.coordinator.join(self.local_name))
                 task_status.started(address)
                 while True:
-                    stream = await listener.accept()
-                    nursery.start_soon(self._serve_link, MessageStream(stream))
+                    await trio.lowlevel.wait_readable(listener)
+                    try:
+                        sock, _ = listener.accept()
+                    except BlockingIOError:
+                        continue
+                    nursery.start_soon(self._serve_link, _Link(sock))
         finally:
-            with trio.CancelScope(shield=True):
-                await listener.aclose()
+            self.local.on_hold = None
+            trio.lowlevel.notify_closing(listener)
+            listener.close()
 
-    async def _serve_link(self, ms: MessageStream) -> None:
-        name = None
-        out_send, out_receive = trio.open_memory_channel[object](1000)
+    async def _serve_link(self, link: _Link) -> None:
+        name: str | None = None
         try:
-            hello = await ms.receive()
-            if not isinstance(hello, SIM_CLOCK_HELLO):
-                raise ProtocolError(f"expected SIM_CLOCK_HELLO, got {type(hello).__name__}")
-            name = hello.name
-            assert self._nursery is not None
-            self._nursery.start_soon(self._pump, ms, out_receive)
-            self._links[name] = out_send
-            self._apply(self.coordinator.join(name))
-            while True:
-                msg = await ms.receive()
-                if isinstance(msg, SIM_CLOCK_IDLE):
-                    self._apply(
-                        self.coordinator.report(
-                            name, msg.round, msg.sent, msg.received, msg.next_deadline,
-                            msg.eoi_pending,
-                        )
-                    )
-                elif isinstance(msg, SIM_CLOCK_PREPARED):
-                    self._apply(self.coordinator.prepared(name))
-                else:
-                    raise ProtocolError(f"unexpected {type(msg).__name__} on a clock link")
-        except (ConnectionClosed, ProtocolError, trio.BrokenResourceError, OSError):
-            pass
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(link.flush_forever)
+                try:
+                    batch = await link.receive()
+                    hello = batch[0]
+                    if hello[0] != HELLO or len(hello) < 2 or not isinstance(hello[1], str):
+                        raise LinkClosed(f"expected HELLO, got {hello!r}")
+                    name = hello[1]
+                    self._links[name] = link
+                    self._apply(self.coordinator.join(name))
+                    rest = batch[1:]
+                    while True:
+                        for msg in rest:
+                            self._take(name, msg)
+                        rest = await link.receive()
+                except LinkClosed:
+                    pass
+                nursery.cancel_scope.cancel()
         finally:
-            if name is not None and self._links.get(name) is out_send:
+            link.close()
+            if name is not None and self._links.get(name) is link:
                 del self._links[name]
                 self._apply(self.coordinator.leave(name))
-            out_send.close()
-            with trio.CancelScope(shield=True):
-                await ms.aclose()
 
-    async def _pump(self, ms: MessageStream, out: trio.MemoryReceiveChannel[object]) -> None:
-        async with out:
-            try:
-                async for msg in out:
-                    await ms.send(msg)  # type: ignore[arg-type]
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                pass
-
-    def _broadcast(self, msg: object) -> None:
-        for out in list(self._links.values()):
-            try:
-                out.send_nowait(msg)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, trio.WouldBlock):
-                pass
+    def _take(self, name: str, msg: tuple[Any, ...]) -> None:
+        op = msg[0]
+        if op == REPORT and len(msg) == 5:
+            _, sent, received, deadline, eoi = msg
+            self._apply(self.coordinator.report(
+                name, self.coordinator.round, sent, received, deadline, bool(eoi)))
+        elif op == HOLD:
+            self._apply(self.coordinator.hold(name))
+        else:
+            raise LinkClosed(f"unexpected {msg!r} on a clock link")
 
     def _apply(self, actions: list[Action]) -> None:
         for action in actions:
-            if isinstance(action, Poll):
-                self._broadcast(SIM_CLOCK_POLL(round=action.round))
-                assert self._nursery is not None
-                self._nursery.start_soon(self._local_poll, action.round)
-            elif isinstance(action, EndOfInstant):
-                self._broadcast(SIM_END_OF_INSTANT(round=action.round))
-                self.local.run_end_of_instant()
-            elif isinstance(action, Prepare):
-                self._broadcast(SIM_CLOCK_PREPARE(now=action.now))
-                self.clock.prepare(action.now)
-                self._apply(self.coordinator.prepared(self.local_name))
+            if isinstance(action, Run):
+                msg = (RUN, action.now, action.eoi)
+                for name in action.names:
+                    if name == self.local_name:
+                        self._run_local(action.now, action.eoi)
+                    elif (link := self._links.get(name)) is not None:
+                        link.send(msg)
             elif isinstance(action, Advance):
-                self._broadcast(SIM_CLOCK_ADVANCE(now=action.now))
                 self.clock.advance(action.now)
             elif isinstance(action, Finished):
                 self.finish_reason = action.reason
+                for link in list(self._links.values()):
+                    link.send((FINISH,))
+                self.local.on_hold = None
+                self.local.thaw()
                 self.finished.set()
 
-    async def _local_poll(self, round: int) -> None:
-        await self.local.wait_idle()
-        rep = self.local.idle_report()
-        self._apply(
-            self.coordinator.report(
-                self.local_name, round, rep.sent, rep.received, rep.next_deadline,
-                rep.eoi_pending,
-            )
-        )
+    def _run_local(self, now: float, eoi: bool) -> None:
+        self.clock.advance(now)
+        if eoi:
+            self.local.run_end_of_instant()
+        self.local.thaw()
+        if not self._local_polling:
+            self._local_polling = True
+            assert self._nursery is not None
+            self._nursery.start_soon(self._local_poll)
+
+    async def _local_poll(self) -> None:
+        try:
+            await self.local.wait_idle()
+        finally:
+            self._local_polling = False
+        if self.finished.is_set():
+            return
+        rep = self.local.freeze()
+        self._apply(self.coordinator.report(
+            self.local_name, self.coordinator.round, rep.sent, rep.received,
+            rep.next_deadline, rep.eoi_pending))
+
+    def _local_hold(self) -> None:
+        self._apply(self.coordinator.hold(self.local_name))
 
 
 async def run_participant_link(
     network: Network, address: str, name: str, participant: Participant, clock: VirtualClock
 ) -> None:
     """This process's side of virtual time: runs until the coordinator goes away."""
-    stream = await network.connect(address)
-    ms = MessageStream(stream)
+    host, port = parse_sinful(address)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
-        await ms.send(SIM_CLOCK_HELLO(name=name, pid=os.getpid()))
-        while True:
-            msg = await ms.receive()
-            if isinstance(msg, SIM_CLOCK_POLL):
-                await participant.wait_idle()
-                rep = participant.idle_report()
-                await ms.send(
-                    SIM_CLOCK_IDLE(
-                        round=msg.round, sent=rep.sent, received=rep.received,
-                        next_deadline=rep.next_deadline, eoi_pending=rep.eoi_pending,
-                    )
-                )
-            elif isinstance(msg, SIM_END_OF_INSTANT):
-                participant.run_end_of_instant()
-            elif isinstance(msg, SIM_CLOCK_PREPARE):
-                clock.prepare(msg.now)
-                await ms.send(SIM_CLOCK_PREPARED(now=msg.now))
-            elif isinstance(msg, SIM_CLOCK_ADVANCE):
-                clock.advance(msg.now)
-    except (ConnectionClosed, trio.BrokenResourceError, OSError):
+        sock.connect((host, port))  # loopback: done (or refused) at once
+    except OSError:
+        sock.close()
         return
+    link = _Link(sock)
+    link.send((HELLO, name, os.getpid()))
+    participant.on_hold = lambda: link.send((HOLD,))
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(link.flush_forever)
+            try:
+                await _follow(link, participant, clock)
+            except LinkClosed:
+                pass
+            nursery.cancel_scope.cancel()
     finally:
-        with trio.CancelScope(shield=True):
-            await ms.aclose()
+        participant.on_hold = None
+        participant.thaw()
+        link.close()
+
+
+async def _follow(link: _Link, participant: Participant, clock: VirtualClock) -> None:
+    finished = False
+    while True:
+        run = False
+        for msg in await link.receive():
+            if msg[0] == RUN and len(msg) == 3:
+                clock.advance(msg[1])
+                if msg[2]:
+                    participant.run_end_of_instant()
+                participant.thaw()
+                run = not finished
+            elif msg[0] == FINISH:
+                finished, run = True, False
+                participant.on_hold = None
+                participant.thaw()
+            else:
+                raise LinkClosed(f"unexpected {msg!r} on a clock link")
+        if run:
+            await participant.wait_idle()
+            rep = participant.freeze()
+            link.send((REPORT, rep.sent, rep.received, rep.next_deadline, rep.eoi_pending))

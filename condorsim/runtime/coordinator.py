@@ -3,24 +3,39 @@
 How this works
 --------------
 A sans-I/O state machine, hosted by the master. Every process of the pool is a
-*participant*. The coordinator runs *rounds*: it polls every participant, and each answers
-only once it is idle (every trio task blocked, no subprocess running) with its counts of pool
-messages sent and received, its next timer deadline and whether it has end-of-instant work.
+*participant*. A participant reports only when idle (every trio task blocked, no send half
+written, no subprocess running): its counts of pool messages sent and handled, its next timer
+deadline and whether it has end-of-instant work. In the same step it *freezes*
+(:class:`~.participant.Participant`): until the coordinator thaws it with RUN, a pool message
+that reaches it is held unhandled and uncounted, and it tells the coordinator so once (HOLD).
+A frozen process cannot do anything else either: its clock stands still, so no timer fires.
+So its report stays true for as long as it is frozen.
 
-The pool is *quiescent* when two consecutive complete rounds report the same counts for
-every participant and, summed over the pool, messages sent equal messages received (plus an
-allowance for messages lost with a process that died). This is the counting
-termination-detection scheme: a message in flight shows up either as a sum that does not
-balance or as counts that moved between the rounds.
+Once every participant is frozen and, summed over the pool, messages sent equal messages
+handled (plus an allowance for messages lost with a process that died), no message is in
+flight or held anywhere, and nothing can ever happen again at this instant: the pool is
+quiescent. (Sums that do not balance mean a message is on its way to a frozen process, whose
+HOLD will come: the coordinator thaws that one process, at the current instant, and it
+reports again.) Then:
 
-Once quiescent:
+1. if some participant has end-of-instant work, RUN(eoi) goes to those that have (they run
+   it, then report again: that work may send messages);
+2. otherwise the pool jumps to ``t``, the earliest deadline: RUN(t) goes to the participants
+   whose next timer is at ``t``. The others stay frozen at an earlier time, which nobody can
+   tell: a frozen process runs no code; before it next does, it is thawed by a RUN that
+   carries the pool's time ``t`` (a message reached it, or its own timer is due).
 
-1. if any participant has end-of-instant work, the coordinator sends END_OF_INSTANT and
-   polls again (that work may send messages, so quiescence is detected afresh);
-2. otherwise it jumps: PREPARE(t) to everyone with t the earliest deadline of the pool,
-   waits for every PREPARED, then ADVANCE(t) and a new round.
+Why no process handles a message from its future: a message sent at ``t`` by a process that
+moved goes to a process that either moved too, or is frozen and holds it until its RUN
+brings it to ``t`` -- messages count as handled only once thawed, so the sums cannot
+balance while one is held. Why every timer fires at its deadline: while all are frozen no
+timer can be added, so ``t`` is the earliest deadline of the whole pool, and a lagging
+process's deadlines are all later than any ``t`` it is thawed at.
 
-The methods return :class:`Action` lists for the runner to carry out; nothing here does I/O
+Per jump this costs one RUN and one report for each process that has something to do, one
+more pair for each message that reached a process already frozen, and nothing for the rest.
+
+The methods return :class:`Action` lists for the host to carry out; nothing here does I/O
 or reads a clock.
 """
 
@@ -28,52 +43,41 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
-
-
-class Phase(Enum):
-    POLLING = "polling"
-    PREPARING = "preparing"
-    FINISHED = "finished"
 
 
 @dataclass(frozen=True)
-class Poll:
-    """Send SIM_CLOCK_POLL(round) to every participant."""
+class Run:
+    """Send RUN to these participants: move the clock to ``now``, run end-of-instant work if
+    ``eoi``, thaw (handle held messages), and report again once idle."""
 
-    round: int
+    names: tuple[str, ...]
+    now: float
+    eoi: bool = False
 
 
 @dataclass(frozen=True)
 class EndOfInstant:
-    """Send SIM_END_OF_INSTANT(round) to every participant (before the next Poll)."""
+    """The pool is quiescent and end-of-instant work runs (decision number ``round``)."""
 
     round: int
 
 
 @dataclass(frozen=True)
-class Prepare:
-    """Send SIM_CLOCK_PREPARE(now) to every participant and wait for every PREPARED."""
-
-    now: float
-
-
-@dataclass(frozen=True)
 class Advance:
-    """Send SIM_CLOCK_ADVANCE(now) to every participant (followed by a Poll)."""
+    """The pool's simulated time is now ``now``."""
 
     now: float
 
 
 @dataclass(frozen=True)
 class Finished:
-    """No timer is left at or before the limit: the simulation has nothing more to do."""
+    """No timer is left at or before the limit: thaw everyone for good; nothing more to do."""
 
     reason: str
     now: float
 
 
-Action = Poll | EndOfInstant | Prepare | Advance | Finished
+Action = Run | EndOfInstant | Advance | Finished
 
 
 @dataclass
@@ -90,67 +94,62 @@ class CoordinatorError(Exception):
 
 @dataclass
 class Coordinator:
-    """Decides when the pool's simulated time may move, and to where."""
+    """Decides when the pool's simulated time may move, and to where.
+
+    ``local`` names the participant that lives in the host's own process: it is run on every
+    decision (the host's tasks learn of a jump or the end directly, not through a RUN).
+    """
 
     now: float
     limit: float = math.inf
+    local: str | None = None
     round: int = 0
-    phase: Phase = Phase.POLLING
     jumps: int = 0
+    finished: bool = False
     participants: set[str] = field(default_factory=set)
     expected: set[str] = field(default_factory=set)
-    _reports: dict[str, _Report] = field(default_factory=dict)
-    _previous: dict[str, tuple[int, int]] | None = None
-    _last_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
-    _prepared: set[str] = field(default_factory=set)
-    _target: float = 0.0
+    _reports: dict[str, _Report] = field(default_factory=dict)  # the frozen ones
+    _counts: dict[str, tuple[int, int]] = field(default_factory=dict)  # last known
     _lost: int = 0
     _recovering: bool = False
+    _previous: dict[str, tuple[int, int]] | None = None
 
     # -- membership -------------------------------------------------------------------------
     def expect(self, name: str) -> None:
-        """A participant is starting: no jump happens until it joins (or is forgotten)."""
+        """A participant is starting: nothing is decided until it joins (or is forgotten)."""
         self.expected.add(name)
 
     def forget(self, name: str) -> list[Action]:
         """An expected participant will never join (its process failed to start)."""
         self.expected.discard(name)
-        return self._maybe_complete()
+        return self._decide()
 
     def join(self, name: str) -> list[Action]:
-        """A participant said hello. A round in progress is restarted to include it."""
+        """A participant said hello: it is run at the pool's time and reports when idle."""
         if name in self.participants:
             raise CoordinatorError(f"participant {name!r} joined twice")
         self.expected.discard(name)
         self.participants.add(name)
-        self._last_counts[name] = (0, 0)
-        if self.phase is Phase.FINISHED:
+        self._counts[name] = (0, 0)
+        if self.finished:
             return []
-        if self.phase is Phase.PREPARING:
-            # It missed PREPARE; the jump goes on and it is polled with everyone afterwards.
-            return [Prepare(self._target)]
-        return self._new_round(stable_history=False)
+        return [Run((name,), self.now)]
 
     def leave(self, name: str) -> list[Action]:
         """A participant's process is gone; messages sent to it may be lost."""
         if name not in self.participants:
             return []
         self.participants.discard(name)
-        sent, received = self._last_counts.pop(name, (0, 0))
-        # Its own counts leave the sums; what others sent it and it never took stays
-        # unbalanced: the next stable pair of rounds accepts that as lost.
+        sent, received = self._counts.pop(name, (0, 0))
+        # Its own counts leave the sums; what others sent it and it never handled stays
+        # unbalanced: two agreeing looks at the whole pool write that off as lost.
         self._lost -= sent - received
         self._reports.pop(name, None)
-        self._prepared.discard(name)
         self._recovering = True
-        if self.phase is Phase.PREPARING:
-            return self._maybe_advance()
-        return self._maybe_complete()
+        self._previous = None
+        return self._decide()
 
     # -- the protocol -----------------------------------------------------------------------
-    def start(self) -> list[Action]:
-        return self._new_round(stable_history=False)
-
     def report(
         self,
         name: str,
@@ -160,64 +159,63 @@ class Coordinator:
         next_deadline: float | None,
         eoi_pending: bool,
     ) -> list[Action]:
-        """A participant is idle (answer to the poll of ``round``)."""
+        """A participant is idle and frozen. (``round`` is not needed: a participant reports
+        exactly once after each RUN.)"""
         if name not in self.participants:
             raise CoordinatorError(f"report from unknown participant {name!r}")
-        if round != self.round or self.phase is not Phase.POLLING:
-            return []  # an answer to a poll that was superseded
         deadline = math.inf if next_deadline is None else float(next_deadline)
         self._reports[name] = _Report(sent, received, deadline, eoi_pending)
-        self._last_counts[name] = (sent, received)
-        return self._maybe_complete()
+        self._counts[name] = (sent, received)
+        return self._decide()
 
-    def prepared(self, name: str) -> list[Action]:
-        if self.phase is not Phase.PREPARING:
+    def hold(self, name: str) -> list[Action]:
+        """A frozen participant holds a message: thaw it at the current instant.
+
+        A HOLD from a participant already sent a RUN (by a jump) is answered by that RUN.
+        """
+        if self.finished or name not in self._reports:
             return []
-        self._prepared.add(name)
-        return self._maybe_advance()
+        return self._run([name])
 
     # -- internals --------------------------------------------------------------------------
-    def _new_round(self, *, stable_history: bool) -> list[Action]:
-        if not stable_history:
-            self._previous = None
-        self.round += 1
-        self._reports = {}
-        self.phase = Phase.POLLING
-        return [Poll(self.round)]
+    def _run(self, names: list[str], *, eoi: bool = False) -> list[Action]:
+        for name in names:
+            self._reports.pop(name, None)
+        return [Run(tuple(sorted(names)), self.now, eoi)]
 
-    def _maybe_complete(self) -> list[Action]:
-        if self.phase is not Phase.POLLING or self.expected:
+    def _with_local(self, names: list[str]) -> list[str]:
+        if self.local is not None and self.local in self.participants and self.local not in names:
+            names.append(self.local)
+        return names
+
+    def _decide(self) -> list[Action]:
+        if self.finished or self.expected or not self.participants:
             return []
-        if not self.participants or set(self._reports) != self.participants:
-            return []
-        counts = {n: (r.sent, r.received) for n, r in self._reports.items()}
-        stable = self._previous == counts
-        imbalance = sum(s for s, _ in counts.values()) - sum(r for _, r in counts.values())
-        balanced = imbalance == self._lost
-        if stable and not balanced and self._recovering:
+        if len(self._reports) < len(self.participants):
+            return []  # someone is still running (or holding what it was sent)
+        reports = self._reports
+        imbalance = sum(r.sent for r in reports.values()) - sum(r.received for r in reports.values())
+        if imbalance != self._lost:
+            if not self._recovering:
+                return []  # a message is on its way to a frozen process: its HOLD will come
+            counts = {n: (r.sent, r.received) for n, r in reports.items()}
+            if counts != self._previous:
+                self._previous = counts  # look once more at everyone; agreeing looks settle it
+                return self._run(sorted(self.participants))
             self._lost = imbalance
-            balanced = True
-        if not (stable and balanced):
-            self._previous = counts
-            return self._new_round(stable_history=True)
         self._recovering = False
-        if any(r.eoi_pending for r in self._reports.values()):
-            self._previous = None
-            eoi = EndOfInstant(self.round + 1)
-            return [eoi, *self._new_round(stable_history=False)]
-        target = min(r.next_deadline for r in self._reports.values())
+        self._previous = None
+        if any(r.eoi_pending for r in reports.values()):
+            self.round += 1
+            names = self._with_local([n for n, r in reports.items() if r.eoi_pending])
+            return [EndOfInstant(self.round), *self._run(names, eoi=True)]
+        target = min(r.next_deadline for r in reports.values())
         if target > self.limit or math.isinf(target):
-            self.phase = Phase.FINISHED
+            self.finished = True
             reason = "limit reached" if target > self.limit else "no timer left"
             return [Finished(reason, self.now)]
-        self._target = max(target, self.now)
-        self.phase = Phase.PREPARING
-        self._prepared = set()
-        return [Prepare(self._target)]
-
-    def _maybe_advance(self) -> list[Action]:
-        if self._prepared < self.participants:
-            return []
-        self.now = self._target
+        self.now = max(target, self.now)
         self.jumps += 1
-        return [Advance(self.now), *self._new_round(stable_history=False)]
+        self.round += 1
+        due = self._with_local([n for n, r in reports.items() if r.next_deadline <= self.now])
+        return [Advance(self.now), *self._run(due)]

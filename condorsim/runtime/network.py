@@ -9,8 +9,9 @@ made-up ports (one pool inside one trio run, for tests), so daemon code cannot t
 apart.
 
 A :class:`Conn` is one connection between two named daemons: it counts every pool message
-for virtual time, writes every message to the trace, and introduces the caller with a HELLO
-so the far end knows whom it is talking to.
+for virtual time (and, on virtual time, holds a received one while its process is frozen:
+see :mod:`.participant`), writes every message to the trace, and introduces the caller with
+a HELLO so the far end knows whom it is talking to.
 """
 
 from __future__ import annotations
@@ -158,16 +159,29 @@ class Conn:
         self._tracer = tracer
 
     async def send(self, msg: Message) -> None:
-        if self._participant is not None:
-            self._participant.message_sent()
         if self._tracer is not None:
             self._tracer.record(self.me, self.peer, msg)
-        await self._stream.send(msg)
+        participant = self._participant
+        if participant is None:
+            await self._stream.send(msg)
+            return
+        participant.message_sent()
+        delivered = False
+        try:
+            await self._stream.send(msg)
+            delivered = True
+        finally:
+            # A send that failed (or was cancelled) did not deliver a whole message: the
+            # peer will never handle it, so it must not be counted as sent.
+            participant.send_done(delivered)
 
     async def receive(self) -> Message:
         msg = await self._stream.receive()
-        if self._participant is not None:
-            self._participant.message_received()
+        participant = self._participant
+        if participant is not None:
+            if participant.frozen:  # virtual time: wait for the coordinator's RUN
+                await participant.wait_thawed()
+            participant.message_received()
         return msg
 
     async def request(self, msg: Message) -> Message:

@@ -3,17 +3,25 @@
 How this works
 --------------
 Every pool message a process sends or receives is counted here (the connection layer calls
-:meth:`Participant.message_sent` / :meth:`Participant.message_received`). When the coordinator
-polls, :meth:`Participant.wait_idle` returns once every other trio task of the process is
-blocked and no subprocess is running (:meth:`Participant.busy`); :meth:`Participant.idle_report`
-then gives the counts, the next timer deadline (from trio's own statistics) and whether
-end-of-instant work waits.
+:meth:`Participant.message_sent` / :meth:`Participant.send_done` around a send, and
+:meth:`Participant.message_received` once a received message is about to be handled).
+When the coordinator asks, :meth:`Participant.wait_idle` returns once every other trio task
+of the process is blocked, no send is half written and no subprocess is running
+(:meth:`Participant.busy`); :meth:`Participant.freeze` then takes the report (counts, the
+next timer deadline from trio's own statistics, whether end-of-instant work waits) and
+*freezes* the process in the same step.
+
+A frozen process handles nothing: a pool message that arrives is held in the connection
+(:meth:`Participant.wait_thawed`, which tells the coordinator once through ``on_hold``) and
+is counted as received only when the coordinator thaws the process -- at the current
+instant, or after moving its clock. So a frozen process's report stays true for as long as
+it is frozen; the coordinator (:mod:`.coordinator`) relies on exactly that.
 
 End-of-instant work is how same-instant decisions are made deterministic: a daemon that must
 choose among things that happened "at the same time" (which idle job takes a freed claim)
 registers a callback with a sort key; once the whole pool is quiescent at this instant, the
 callbacks run in key order. In a single-process pool on ``MockClock`` the
-:func:`run_instant_driver` task does the same without a coordinator.
+:func:`run_instant_driver` task does the same without a coordinator (nothing freezes there).
 """
 
 from __future__ import annotations
@@ -49,18 +57,57 @@ class Participant:
         self._busy = 0
         self._not_busy = trio.Event()
         self._not_busy.set()
+        self._sending = 0
+        self._sent_all: trio.Event | None = None
+        self.frozen = False
+        self._thawed = trio.Event()
+        self._thawed.set()
+        self._hold_told = False
+        self.on_hold: Callable[[], None] | None = None
         self._eoi: list[tuple[Any, int, Callable[[], None]]] = []
         self._eoi_seq = itertools.count()
         self._eoi_added = trio.Event()
 
     # -- counting ---------------------------------------------------------------------------
     def message_sent(self) -> None:
+        """A pool message is being sent; :meth:`send_done` follows once it is written."""
         self.sent += 1
+        self._sending += 1
+
+    def send_done(self, delivered: bool = True) -> None:
+        """The send begun by :meth:`message_sent` is over; not ``delivered``: it failed."""
+        if not delivered:
+            self.sent -= 1
+        self._sending -= 1
+        if self._sending == 0 and self._sent_all is not None:
+            self._sent_all.set()
+            self._sent_all = None
 
     def message_received(self) -> None:
+        """A received pool message is about to be handled (never while frozen)."""
         self.received += 1
-        if self.clock is not None:
-            self.clock.catch_up()
+
+    # -- freezing ---------------------------------------------------------------------------
+    def freeze(self) -> IdleReport:
+        """Take the idle report and freeze, in one step (call right after :meth:`wait_idle`)."""
+        self.frozen = True
+        self._thawed = trio.Event()
+        self._hold_told = False
+        return self.idle_report()
+
+    def thaw(self) -> None:
+        """The coordinator lets the process go on: held messages are handled now."""
+        if self.frozen:
+            self.frozen = False
+            self._thawed.set()
+
+    async def wait_thawed(self) -> None:
+        """Hold a message that arrived while frozen until the coordinator thaws the process."""
+        if not self._hold_told:
+            self._hold_told = True
+            if self.on_hold is not None:
+                self.on_hold()
+        await self._thawed.wait()
 
     # -- busy (real-world work that virtual time must wait for) -----------------------------
     @contextmanager
@@ -77,12 +124,17 @@ class Participant:
                 self._not_busy.set()
 
     async def wait_idle(self) -> None:
-        """Return once every other task is blocked and nothing is busy."""
+        """Return once every other task is blocked, no send is half done and nothing is busy."""
         while True:
             await trio.testing.wait_all_tasks_blocked()
-            if self._busy == 0:
+            if self._busy:
+                await self._not_busy.wait()
+            elif self._sending:
+                # A send blocked on a full socket: the process is not done with it.
+                self._sent_all = trio.Event()
+                await self._sent_all.wait()
+            else:
                 return
-            await self._not_busy.wait()
 
     def idle_report(self) -> IdleReport:
         stats = trio.lowlevel.current_statistics()

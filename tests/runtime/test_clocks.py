@@ -27,9 +27,8 @@ def test_virtual_time_stands_still_until_advanced_and_never_goes_back() -> None:
     clock = VirtualClock(start=1000.0)
     assert clock.deadline_to_sleep_time(1300.0) == math.inf
     assert clock.deadline_to_sleep_time(1000.0) == 0.0
-    clock.prepare(1300.0)
-    assert clock.current_time() == 1000.0  # prepared, not moved
-    clock.catch_up()  # a pool message arrived after PREPARE: adopt the jump early
+    clock.advance(1300.0)
     assert clock.current_time() == 1300.0
+    assert clock.deadline_to_sleep_time(1300.0) == 0.0
     clock.advance(1200.0)
     assert clock.current_time() == 1300.0

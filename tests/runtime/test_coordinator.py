@@ -1,4 +1,4 @@
-"""The coordinator's decisions, fed by hand: when does simulated time jump, and where to."""
+"""The coordinator's decisions, fed by hand: when does simulated time jump, where, and who runs."""
 
 from __future__ import annotations
 
@@ -7,96 +7,109 @@ from condorsim.runtime.coordinator import (
     Coordinator,
     EndOfInstant,
     Finished,
-    Poll,
-    Prepare,
+    Run,
 )
 
 
-def _both_rounds(c: Coordinator, reports: dict[str, tuple[int, int, float | None, bool]]) -> list:
-    """Answer the current poll with ``reports``; return the actions after the last answer."""
-    actions: list = []
-    for name, (sent, received, deadline, eoi) in reports.items():
-        actions = c.report(name, c.round, sent, received, deadline, eoi)
-    return actions
+def _pool(*names: str, now: float = 0.0, limit: float = float("inf")) -> Coordinator:
+    c = Coordinator(now=now, limit=limit)
+    for name in names:
+        assert c.join(name) == [Run((name,), now)]
+    return c
 
 
-def test_a_lone_idle_process_jumps_to_its_timer_after_two_agreeing_rounds():
-    c = Coordinator(now=0.0)
-    assert c.join("a") == [Poll(1)]
-    assert _both_rounds(c, {"a": (0, 0, 300.0, False)}) == [Poll(2)]
-    assert _both_rounds(c, {"a": (0, 0, 300.0, False)}) == [Prepare(300.0)]
-    assert c.prepared("a") == [Advance(300.0), Poll(3)]
+def test_a_lone_idle_process_jumps_to_its_timer_on_its_first_report():
+    c = _pool("a")
+    assert c.report("a", 0, 0, 0, 300.0, False) == [Advance(300.0), Run(("a",), 300.0)]
     assert c.now == 300.0 and c.jumps == 1
 
 
-def test_no_jump_while_a_message_is_in_flight():
-    c = Coordinator(now=0.0)
-    c.join("a")
-    c.join("b")
-    # a sent one message that b has not received yet: the sums do not balance.
-    for _ in range(5):
-        actions = _both_rounds(c, {"a": (1, 0, 10.0, False), "b": (0, 0, 5.0, False)})
-        assert actions == [Poll(c.round)]
-    # b takes it; two agreeing rounds later the pool jumps to the earliest timer.
-    assert _both_rounds(c, {"a": (1, 0, 10.0, False), "b": (0, 1, 5.0, False)}) == [Poll(c.round)]
-    assert _both_rounds(c, {"a": (1, 0, 10.0, False), "b": (0, 1, 5.0, False)}) == [Prepare(5.0)]
+def test_only_the_processes_whose_timer_is_due_are_run_at_a_jump():
+    c = _pool("a", "b", "c")
+    c.report("a", 0, 0, 0, 50.0, False)
+    c.report("b", 0, 0, 0, 90.0, False)
+    assert c.report("c", 0, 0, 0, 50.0, False) == [Advance(50.0), Run(("a", "c"), 50.0)]
+    # b stays frozen at its earlier time; its report still stands.
+    c.report("a", 0, 0, 0, None, False)
+    assert c.report("c", 0, 0, 0, None, False) == [Advance(90.0), Run(("b",), 90.0)]
 
 
-def test_counts_that_moved_between_rounds_block_the_jump():
-    c = Coordinator(now=0.0)
-    c.join("a")
-    c.join("b")
-    _both_rounds(c, {"a": (2, 2, 10.0, False), "b": (2, 2, 10.0, False)})
-    # Balanced, but not what the previous round saw: something happened in between.
-    assert _both_rounds(c, {"a": (3, 3, 10.0, False), "b": (3, 3, 10.0, False)}) == [Poll(c.round)]
+def test_the_hosts_own_process_is_run_on_every_decision():
+    c = _pool("master", "a")
+    c.local = "master"
+    c.report("master", 0, 0, 0, None, False)
+    assert c.report("a", 0, 0, 0, 10.0, False) == [Advance(10.0), Run(("a", "master"), 10.0)]
 
 
-def test_end_of_instant_work_runs_before_any_jump():
-    c = Coordinator(now=0.0)
-    c.join("a")
-    _both_rounds(c, {"a": (0, 0, 60.0, True)})
-    actions = _both_rounds(c, {"a": (0, 0, 60.0, True)})
-    assert actions == [EndOfInstant(3), Poll(3)]
-    _both_rounds(c, {"a": (0, 0, 60.0, False)})
-    assert _both_rounds(c, {"a": (0, 0, 60.0, False)}) == [Prepare(60.0)]
+def test_no_jump_while_a_message_is_on_its_way_to_a_frozen_process():
+    c = _pool("a", "b")
+    # a sent one message that b has not handled: the sums do not balance.
+    assert c.report("b", 0, 0, 0, 5.0, False) == []
+    assert c.report("a", 0, 1, 0, 10.0, False) == []
+    # b holds it: b alone is thawed at the current instant, handles it, reports again.
+    assert c.hold("b") == [Run(("b",), 0.0)]
+    assert c.report("b", 0, 0, 1, 5.0, False) == [Advance(5.0), Run(("b",), 5.0)]
 
 
-def test_an_expected_process_holds_every_jump_until_it_joins():
-    c = Coordinator(now=0.0)
-    c.join("a")
+def test_nothing_is_decided_while_a_process_is_still_running():
+    c = _pool("a", "b")
+    assert c.report("a", 0, 3, 3, 10.0, False) == []
+    assert c.report("b", 0, 3, 3, 10.0, False) == [Advance(10.0), Run(("a", "b"), 10.0)]
+    assert c.report("a", 0, 3, 3, 20.0, False) == []  # b was run too and has not reported
+
+
+def test_a_hold_from_a_process_already_run_by_a_jump_is_answered_by_that_run():
+    c = _pool("a", "b")
+    c.report("a", 0, 0, 0, 10.0, False)
+    c.report("b", 0, 0, 0, 10.0, False)
+    assert c.hold("b") == []
+
+
+def test_end_of_instant_work_runs_before_any_jump_in_the_processes_that_have_it():
+    c = _pool("a", "b")
+    c.report("a", 0, 0, 0, 60.0, True)
+    assert c.report("b", 0, 0, 0, 60.0, False) == [EndOfInstant(1), Run(("a",), 0.0, True)]
+    assert c.report("a", 0, 0, 0, 60.0, False) == [Advance(60.0), Run(("a", "b"), 60.0)]
+
+
+def test_an_expected_process_holds_every_decision_until_it_joins():
+    c = _pool("a")
     c.expect("b")
-    _both_rounds(c, {"a": (0, 0, 1.0, False)})
-    assert _both_rounds(c, {"a": (0, 0, 1.0, False)}) == []
-    assert c.join("b") == [Poll(c.round)]
+    assert c.report("a", 0, 0, 0, 1.0, False) == []
+    assert c.join("b") == [Run(("b",), 0.0)]
+    assert c.report("b", 0, 0, 0, None, False) == [Advance(1.0), Run(("a",), 1.0)]
 
 
-def test_stale_answers_to_an_old_poll_are_ignored():
-    c = Coordinator(now=0.0)
-    c.join("a")
-    old = c.round
-    c.join("b")
-    assert c.report("a", old, 0, 0, 1.0, False) == []
+def test_a_process_that_never_starts_is_forgotten():
+    c = _pool("a")
+    c.expect("b")
+    c.report("a", 0, 0, 0, 1.0, False)
+    assert c.forget("b") == [Advance(1.0), Run(("a",), 1.0)]
 
 
-def test_messages_lost_with_a_dead_process_are_written_off():
-    c = Coordinator(now=0.0)
-    c.join("a")
-    c.join("b")
-    _both_rounds(c, {"a": (1, 0, 50.0, False), "b": (0, 0, 40.0, False)})
-    # b dies before taking a's message: that message will never be received.
-    assert c.leave("b") == []
-    # One round to see the new membership, one that agrees with it: then the unbalanced
-    # message is accepted as lost and time moves on.
-    assert c.report("a", c.round, 1, 0, 50.0, False) == [Poll(c.round)]
-    assert c.report("a", c.round, 1, 0, 50.0, False) == [Prepare(50.0)]
+def test_messages_lost_with_a_dead_process_are_written_off_after_two_agreeing_looks():
+    c = _pool("a", "b")
+    c.report("b", 0, 0, 0, 40.0, False)
+    c.report("a", 0, 1, 0, 50.0, False)
+    # b dies before handling a's message: that message will never be handled.
+    assert c.leave("b") == [Run(("a",), 0.0)]  # look at everyone again
+    assert c.report("a", 0, 1, 0, 50.0, False) == [Advance(50.0), Run(("a",), 50.0)]
+
+
+def test_a_message_that_arrives_during_the_look_after_a_death_is_not_written_off():
+    c2 = _pool("a", "b", "c")
+    c2.report("c", 0, 0, 0, 40.0, False)
+    c2.report("b", 0, 0, 0, 40.0, False)
+    c2.report("a", 0, 1, 0, 40.0, False)  # a message to b is still on its way
+    assert c2.leave("c") == [Run(("a", "b"), 0.0)]
+    c2.report("a", 0, 1, 0, 40.0, False)
+    # b handled the message meanwhile: counts moved, balanced, no write-off needed.
+    assert c2.report("b", 0, 0, 1, 40.0, False) == [Advance(40.0), Run(("a", "b"), 40.0)]
 
 
 def test_the_simulation_finishes_when_no_timer_is_left_before_the_limit():
-    c = Coordinator(now=0.0, limit=100.0)
-    c.join("a")
-    _both_rounds(c, {"a": (0, 0, 200.0, False)})
-    assert _both_rounds(c, {"a": (0, 0, 200.0, False)}) == [Finished("limit reached", 0.0)]
-    c2 = Coordinator(now=0.0)
-    c2.join("a")
-    _both_rounds(c2, {"a": (0, 0, None, False)})
-    assert _both_rounds(c2, {"a": (0, 0, None, False)}) == [Finished("no timer left", 0.0)]
+    c = _pool("a", limit=100.0)
+    assert c.report("a", 0, 0, 0, 200.0, False) == [Finished("limit reached", 0.0)]
+    assert c.hold("a") == []
+    c2 = _pool("a")
+    assert c2.report("a", 0, 0, 0, None, False) == [Finished("no timer left", 0.0)]
