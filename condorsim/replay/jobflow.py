@@ -67,6 +67,9 @@ _ONE_WAY: Final = frozenset({
 })
 
 
+_MAX_UNANSWERED: Final = 64  # requests between two daemons still waiting for a reply
+
+
 def _expects_reply(cmd: str) -> bool:
     return cmd not in _ANSWERS and cmd not in _ONE_WAY and not cmd.startswith(_ONE_WAY_PREFIXES)
 
@@ -211,7 +214,10 @@ def _replies(records: Sequence[Record], jobs: list[set[str]]) -> None:
                     del waiting[k]
                     break
         if _expects_reply(cmd):
-            pending.setdefault((r["from"], r["to"]), []).append(i)
+            waiting = pending.setdefault((r["from"], r["to"]), [])
+            waiting.append(i)
+            if len(waiting) > _MAX_UNANSWERED:  # a daemon died under them: forget the oldest
+                del waiting[0]
     for request, reply in pairs:
         both = jobs[request] | jobs[reply]
         jobs[request] |= both
@@ -304,8 +310,11 @@ def job_flow(records: Sequence[Record], job: str, run_dir: Path | None = None) -
         if last:
             place = last[-1] + 1
             row["from"] = str(flow[last[-1]][0][sender])
-            if after == "SHADOW_EXIT" and place < len(flow) and \
-                    flow[place][0]["from"] == row["from"] and flow[place][0]["cmd"] == "OK":
-                place += 1
+            exit_msg = flow[last[-1]][0]
+            if after == "SHADOW_EXIT":  # after the schedd's answer to it
+                place = next((k + 1 for k in range(place, len(flow))
+                              if flow[k][0]["from"] == exit_msg["to"]
+                              and flow[k][0]["to"] == exit_msg["from"]
+                              and flow[k][0]["cmd"] in ("OK", "FAILED")), place)
         flow.insert(place, (row, {row["job"]}))
     return [r for r, _ in flow]

@@ -3,6 +3,7 @@ and `condorsim trace` shows when its starter began executing it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,8 @@ def test_the_tour_explained_and_traced(tmp_path: Path,
     assert "2026-01-05 09:05:20  starter: 2.0 waits 580s for its deferral time" in story
     assert "2026-01-05 09:15:00  starter started 2.0 (runs 60.0s)" in story
     assert trace_main(["2.0", "--run", str(run)]) == 0
-    rows = [line.split("  ") for line in capsys.readouterr().out.splitlines()[1:]]
+    rows = [re.split(r"\s{2,}", line) for line in capsys.readouterr().out.splitlines()[1:]]
     begin = [row for row in rows if "BEGIN_EXECUTION" in row]
     assert begin and begin[0][0] == "2026-01-05 09:15:00"
+    # its flow starts at its submit and ends with its history
+    assert rows[0][2] == "SUBMIT_JOBS" and rows[-1][1:3] == ["schedd -> history", "HISTORY"]
