@@ -41,7 +41,7 @@ from condorsim.classad import ClassAd, ClassAdError
 
 from .explain import read_log_records
 
-__all__ = ["attribute_jobs", "history_records", "job_flow", "select_job",
+__all__ = ["attribute_jobs", "history_records", "job_flow", "job_id", "select_job",
            "with_untraced_requests"]
 
 Record = Mapping[str, Any]
@@ -248,7 +248,8 @@ def _read_history(path: Path) -> list[tuple[ClassAd, int]]:
     return entries
 
 
-def _ad_job(ad: ClassAd) -> str | None:
+def job_id(ad: ClassAd) -> str | None:
+    """``"cluster.proc"`` of a job ad, or None when it has no integer ids."""
     cluster, proc = ad.evaluate("ClusterId"), ad.evaluate("ProcId")
     if type(cluster) is int and type(proc) is int:
         return f"{cluster}.{proc}"
@@ -262,7 +263,7 @@ def history_records(run_dir: Path) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for name, sender in (("history", "schedd"), ("startd_history", "startd")):
         for ad, banner_time in _read_history(run_dir / "spool" / name):
-            job = _ad_job(ad)
+            job = job_id(ad)
             if job is None:
                 continue
             t = banner_time

@@ -23,15 +23,7 @@ from condorsim.runtime.trace import read_trace
 
 from .client import PoolClient
 from .explain import read_log_records
-from .jobflow import attribute_jobs
-
-
-def job_id(ad: ClassAd) -> str | None:
-    """``"cluster.proc"`` of a job ad, or None when it has no integer ids."""
-    cluster, proc = ad.evaluate("ClusterId"), ad.evaluate("ProcId")
-    if type(cluster) is int and type(proc) is int:
-        return f"{cluster}.{proc}"
-    return None
+from .jobflow import attribute_jobs, job_id
 
 
 @dataclass
