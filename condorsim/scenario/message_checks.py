@@ -15,6 +15,7 @@ the first came and the intervals, runs of equal ones summed up (``300s (x23)``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
@@ -86,6 +87,8 @@ def check_messages(expect: ExpectSpec, trace: Sequence[TraceItem], job_ads: Sequ
     times = [r["t"] for r in records if expect.messages.matches(r)]
     gaps = [b - a for a, b in pairwise(times)]
     found = _found(times, gaps, origin, start, expect.after is not None)
+    if not times and expect.messages.cmds:
+        found += _elsewhere(expect.messages.cmds, records)
     clauses: list[tuple[bool, str]] = []  # (holds, what was checked)
     if expect.count is not None:
         clauses.append((len(times) == expect.count, f"{expect.count} messages"))
@@ -109,6 +112,16 @@ def check_messages(expect: ExpectSpec, trace: Sequence[TraceItem], job_ads: Sequ
         wrong = ", ".join(text for holds, text in clauses if not holds)
         line = f"{subject}: expected {wrong}; found {found}"
     return ok, line, found
+
+
+def _elsewhere(cmds: Sequence[str], records: Sequence[Mapping[str, Any]]) -> str:
+    """Where messages of these commands did go, for a selector that found none: a
+    ``from``/``to`` written the wrong way round shows at once."""
+    ways = Counter(f"{r['cmd']} {str(r['from']).split('@')[0]} -> {str(r['to']).split('@')[0]}"
+                   for r in records if r.get("cmd") in cmds)
+    if not ways:
+        return ""
+    return " (sent instead: " + ", ".join(f"{way} x{n}" for way, n in sorted(ways.items())) + ")"
 
 
 def _found(times: Sequence[float], gaps: Sequence[float], origin: float, start: int,

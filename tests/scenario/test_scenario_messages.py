@@ -206,6 +206,14 @@ def test_job_and_constraint_keep_that_job_s_messages() -> None:
                "found no message")
 
 
+def test_a_selector_that_finds_nothing_says_where_those_commands_went() -> None:
+    view = TraceView(_starter_trace([8, 300]))
+    assert _line('job = "1.0"\nmessages = { cmd = "STARTER_UPDATE", from = "starter", '
+                 'to = "shadow" }\n', view) == (
+        False, "job 1.0: STARTER_UPDATE starter -> shadow: expected at least one message; "
+               "found no message (sent instead: STARTER_UPDATE starter -> startd x2)")
+
+
 def test_first_without_after_counts_from_the_scenario_start() -> None:
     trace = [rec(t, "negotiator", "collector", "QUERY_STARTD_ADS") for t in range(0, 601, 60)]
     text = ('messages = { cmd = "QUERY_STARTD_ADS", from = "negotiator" }\n'
