@@ -91,7 +91,8 @@ def check_messages(expect: ExpectSpec, trace: Sequence[TraceItem], job_ads: Sequ
         found += _elsewhere(expect.messages.cmds, records)
     clauses: list[tuple[bool, str]] = []  # (holds, what was checked)
     if expect.count is not None:
-        clauses.append((len(times) == expect.count, f"{expect.count} messages"))
+        clauses.append((len(times) == expect.count,
+                        f"{expect.count} message" + ("" if expect.count == 1 else "s")))
     elif not times:
         clauses.append((False, "at least one message"))
     if expect.first is not None:
@@ -107,7 +108,7 @@ def check_messages(expect: ExpectSpec, trace: Sequence[TraceItem], job_ads: Sequ
                         f"intervals {format_intervals(expect.intervals)}"))
     ok = all(holds for holds, _ in clauses)
     if ok:
-        line = f"{subject}: {', '.join(text for _, text in clauses)}" if clauses else subject
+        line = f"{subject}: {', '.join(text for _, text in clauses) if clauses else found}"
     else:
         wrong = ", ".join(text for holds, text in clauses if not holds)
         line = f"{subject}: expected {wrong}; found {found}"

@@ -197,6 +197,9 @@ def test_job_and_constraint_keep_that_job_s_messages() -> None:
     view = TraceView(trace, jobs)
     msgs = 'messages = { cmd = "STARTER_UPDATE", to = "startd@exec1" }\n'
     assert _line('job = "2.0"\n' + msgs + 'count = 3\n', view)[0]
+    assert _line('job = "2.0"\n' + msgs, view) == (
+        True, "job 2.0: STARTER_UPDATE * -> startd@exec1: 3 messages, the first at 28s, "
+              "then intervals 300s (x2)")
     assert _line('constraint = \'Owner == "alice"\'\n' + msgs + 'count = 2\n', view) == (
         True, 'jobs matching Owner == "alice": STARTER_UPDATE * -> startd@exec1: 2 messages')
     assert _line(msgs + 'count = 5\n', view)[0]
