@@ -128,6 +128,8 @@ class InProcessNetwork:
         listener = self._listeners.get(address)
         if listener is None:
             raise ConnectionRefusedError(f"cannot connect to {address}: nothing listens there")
+        import trio.testing  # only in-process pools need it (and it imports pytest)
+
         ours, theirs = trio.testing.memory_stream_pair()
         try:
             listener.send.send_nowait(theirs)

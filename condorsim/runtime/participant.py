@@ -34,7 +34,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import trio
-import trio.testing
+
+try:  # the same function trio.testing exports, without importing trio.testing (and pytest)
+    from trio._core._run import wait_all_tasks_blocked
+except ImportError:  # pragma: no cover - a trio that moved it
+    from trio.testing import wait_all_tasks_blocked
 
 from .clock import VirtualClock
 
@@ -101,6 +105,17 @@ class Participant:
             self.frozen = False
             self._thawed.set()
 
+    def wake(self) -> None:
+        """Something outside the pool (a child process exited) woke this process.
+
+        If it is frozen, the coordinator is asked to thaw it at the current instant, so that
+        what it does now (say, set a restart timer) is seen before time moves. In the
+        coordinator's own process that happens at once; elsewhere it is only asked for.
+        """
+        if self.frozen and self.on_hold is not None:
+            self._hold_told = True
+            self.on_hold()
+
     async def wait_thawed(self) -> None:
         """Hold a message that arrived while frozen until the coordinator thaws the process."""
         if not self._hold_told:
@@ -126,7 +141,7 @@ class Participant:
     async def wait_idle(self) -> None:
         """Return once every other task is blocked, no send is half done and nothing is busy."""
         while True:
-            await trio.testing.wait_all_tasks_blocked()
+            await wait_all_tasks_blocked()
             if self._busy:
                 await self._not_busy.wait()
             elif self._sending:

@@ -3,7 +3,8 @@
 How this works
 --------------
 :func:`daemon_plan` turns DAEMON_LIST into the processes to start, in start order: the
-collector first (everyone finds the pool through it), then the rest as listed. condorsim
+collector first (everyone finds the pool through it), then the rest as listed;
+:func:`start_after` says which must wait for which (the rest start at once). condorsim
 runs one shadow process per schedd and one starter process per startd (each serving every
 job of its parent as an instance), so the master starts SHADOW after SCHEDD and STARTER after
 STARTD, although HTCondor's own DAEMON_LIST never names them.
@@ -69,6 +70,17 @@ def daemon_plan(daemon_list: list[str], available: set[str] | None = None) -> li
             continue
         plan.append(PlannedDaemon(key, name, module))
     return plan
+
+
+def start_after(plan: list[PlannedDaemon]) -> dict[str, str]:
+    """Which daemon must be up before another starts (process names): SHADOW after its
+    SCHEDD and STARTER after its STARTD, which they look up in the collector as they start.
+
+    Everything else starts at once, as soon as the collector (always first) is up.
+    """
+    names = {p.key: p.name for p in plan}
+    return {names[companion]: names[parent] for parent, companion in _COMPANIONS.items()
+            if parent in names and companion in names}
 
 
 @dataclass

@@ -4,7 +4,8 @@ How this works
 --------------
 :class:`Master` follows :func:`~.logic.daemon_plan`: it starts the collector, reads the
 address the collector prints on its first line of output, hands it to every later daemon as
-``_CONDOR_COLLECTOR_HOST``, and starts the rest. Each daemon is watched by a task of its own;
+``_CONDOR_COLLECTOR_HOST``, and starts all the rest at once (a Python process takes about
+half a second to start), each companion once its parent is up (:func:`~.logic.start_after`). Each daemon is watched by a task of its own;
 when one dies, the master waits the back-off of :class:`~.logic.RestartPolicy` (simulated
 seconds) and starts it again. Waiting on real processes is marked *busy*, so virtual time
 never jumps while a daemon is starting or stopping.
@@ -42,7 +43,7 @@ from condorsim.wire.messages import (
     UPDATE_MASTER_AD,
 )
 
-from .logic import PlannedDaemon, RestartPolicy, daemon_plan
+from .logic import PlannedDaemon, RestartPolicy, daemon_plan, start_after
 
 STOP_TIMEOUT = 10.0  # real seconds a daemon gets to exit on SIGTERM before SIGKILL
 
@@ -102,12 +103,19 @@ class Master:
             task_status.started(address)
             try:
                 for planned in plan:
-                    child = _Child(planned)
-                    self.children[planned.name] = child
+                    self.children[planned.name] = _Child(planned)
+                first = [c for c in self.children.values() if c.planned.key == "COLLECTOR"]
+                for child in first:
                     nursery.start_soon(self._supervise, child, policy)
                     await child.up.wait()
-                    if planned.key == "COLLECTOR":
-                        self.collector_address = child.address
+                    self.collector_address = child.address
+                after = start_after(plan)
+                for child in self.children.values():
+                    if child not in first:
+                        parent = self.children.get(after.get(child.planned.name, ""))
+                        nursery.start_soon(self._supervise, child, policy, parent)
+                for child in self.children.values():
+                    await child.up.wait()
                 self.all_up.set()
                 ctx.log.info("all_daemons_started", daemons=[p.name for p in plan])
                 if self.collector_address is not None:
@@ -215,8 +223,12 @@ class Master:
         self._ctx.log.info("daemon_started", daemon=name, pid=proc.pid, address=line)
         child.up.set()
 
-    async def _supervise(self, child: _Child, policy: RestartPolicy) -> None:
+    async def _supervise(
+        self, child: _Child, policy: RestartPolicy, after: _Child | None = None
+    ) -> None:
         assert self._ctx is not None
+        if after is not None:
+            await after.up.wait()
         while not self._stopping:
             await self._start(child)
             proc = child.process
@@ -226,6 +238,10 @@ class Master:
             async with trio.open_nursery() as n:
                 n.start_soon(_drain, proc.stdout)
                 status = await proc.wait()
+            if self._ctx.participant is not None:
+                # A death is news from outside the pool: make sure virtual time sees what
+                # follows (the restart timer) before it moves.
+                self._ctx.participant.wake()
             if self._stopping:
                 return
             now = trio.current_time()
