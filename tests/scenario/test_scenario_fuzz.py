@@ -23,11 +23,12 @@ KEYS = {
     "action": ["at", "do", "job", "constraint", "reason", "attr", "value", "daemon", "config",
                "atr"],
     "expect": ["at", "job", "constraint", "that", "count", "events", "ads", "where",
-               "description"],
+               "description", "messages", "after", "first", "every", "intervals"],
 }
 WORDS = ["", "1.0", "1", "0", "10m", "-5s", "1h30m", "end", "quiet", "hold", "qedit", "kill",
          "schedd", "Machine", "SUBMIT", "JOB_HELD", "TRUE", "JobStatus == 5", "x ==", "UTC",
-         "Mars/Olympus", "wall", "virtual", "batch slurm", "alice", 'Owner == "alice"']
+         "Mars/Olympus", "wall", "virtual", "batch slurm", "alice", 'Owner == "alice"',
+         "OK", "STARTER_UPDATE", "starter", "startd@exec1", "300s"]
 
 scalars = st.one_of(
     st.sampled_from(WORDS),
@@ -40,8 +41,10 @@ scalars = st.one_of(
                  timezones=st.sampled_from([None, dt.UTC])),
 )
 values = st.one_of(scalars, st.lists(scalars, max_size=3),
-                   st.dictionaries(st.sampled_from(["HasGPU", "X", "Bad Name"]), scalars,
-                                   max_size=2))
+                   st.dictionaries(st.sampled_from(["HasGPU", "X", "Bad Name", "cmd", "from",
+                                                    "to", "attrs"]),
+                                   st.one_of(scalars, st.lists(scalars, max_size=2)),
+                                   max_size=3))
 
 
 def toml_value(value: Any) -> str:

@@ -6,10 +6,13 @@ update 8 s after execution began, then every 300 s) and what a failing line says
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from condorsim.classad import ClassAd
 from condorsim.scenario import END, ExpectSpec, ScenarioError, parse_scenario
@@ -246,3 +249,44 @@ def test_format_intervals_sums_up_runs() -> None:
 
 def test_an_expectation_at_end_is_the_default() -> None:
     assert _expect('messages = { cmd = "OK" }\n').at == END
+
+
+selector_values = st.one_of(
+    st.sampled_from(["OK", "REGISTER_JOB_INFO", "starter", "startd@exec1", "@", "x@y", "",
+                     "ImageSize", "1x"]),
+    st.integers(), st.booleans(), st.floats(allow_nan=False),
+    st.lists(st.sampled_from(["OK", "NEGOTIATE", "Name", "", "bad name"]), max_size=3),
+    st.lists(st.integers(), max_size=2))
+selectors = st.dictionaries(st.sampled_from(["cmd", "from", "to", "attrs", "job"]),
+                            selector_values, max_size=4)
+durations = st.one_of(st.sampled_from(["8s", "5m", "0s", "-1s", "x"]), st.integers(-5, 900),
+                      st.lists(st.sampled_from(["8s", 300, "x", -1]), max_size=3))
+
+
+@settings(deadline=None, max_examples=300)
+@given(selectors, st.one_of(st.none(), selectors), st.dictionaries(
+    st.sampled_from(["first", "every", "intervals", "count"]), durations, max_size=3))
+def test_any_messages_expectation_loads_or_is_refused_with_a_scenario_error(
+        messages: dict[str, Any], after: dict[str, Any] | None, checks: dict[str, Any]) -> None:
+    doc = {"messages": messages, **({"after": after} if after is not None else {}), **checks}
+    text = "".join(f"{key} = {_toml(value)}\n" for key, value in doc.items())
+    try:
+        spec = _expect(text)
+    except ScenarioError as err:
+        assert str(err).startswith("scenario.toml") and err.field
+    else:
+        assert spec.messages is not None
+        view = TraceView(_starter_trace([8, 300]))
+        assert check_expectation(spec, view, T0 + 900, start=T0).line
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    return repr(value)
