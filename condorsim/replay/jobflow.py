@@ -224,8 +224,16 @@ def _replies(records: Sequence[Record], jobs: list[set[str]]) -> None:
         jobs[reply] |= both
 
 
-def _read_history(path: Path) -> list[tuple[ClassAd, int]]:
-    """(ad, CompletionDate of the banner) of each entry of a history file, oldest first."""
+def _banner_value(words: list[str], name: str) -> str:
+    """``value`` of ``name = value`` in a history banner's words ("" when absent)."""
+    if name in words[:-2]:
+        return words[words.index(name) + 2]
+    return ""
+
+
+def _read_history(path: Path, job: str | None) -> list[tuple[ClassAd, int]]:
+    """(ad, CompletionDate of the banner) of each entry of a history file, oldest first;
+    with ``job``, only the entries whose banner names it (or a job of the cluster)."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -237,13 +245,14 @@ def _read_history(path: Path) -> list[tuple[ClassAd, int]]:
             current.append(line)
             continue
         words = line.split()
-        when = words[words.index("CompletionDate") + 2] if "CompletionDate" in words[:-2] \
-            else "-1"
-        try:
-            entries.append((ClassAd.parse_old("\n".join(current)),
-                            int(when) if when.lstrip("-").isdigit() else -1))
-        except ClassAdError:
-            pass
+        named = f"{_banner_value(words, 'ClusterId')}.{_banner_value(words, 'ProcId')}"
+        when = _banner_value(words, "CompletionDate")
+        if job is None or select_job(job, {named}):
+            try:
+                entries.append((ClassAd.parse_old("\n".join(current)),
+                                int(when) if when.lstrip("-").isdigit() else -1))
+            except ClassAdError:
+                pass
         current = []
     return entries
 
@@ -256,13 +265,14 @@ def job_id(ad: ClassAd) -> str | None:
     return None
 
 
-def history_records(run_dir: Path) -> list[dict[str, Any]]:
+def history_records(run_dir: Path, job: str | None = None) -> list[dict[str, Any]]:
     """One ``history`` row per ad written to ``spool/history`` (from ``schedd``, at the
     job's CompletionDate, else EnteredCurrentStatus) and ``spool/startd_history`` (from
-    ``startd``, at the time of its banner)."""
+    ``startd``, at the time of its banner); with ``job``, only that job's (or cluster's),
+    the others not even parsed."""
     rows: list[dict[str, Any]] = []
     for name, sender in (("history", "schedd"), ("startd_history", "startd")):
-        for ad, banner_time in _read_history(run_dir / "spool" / name):
+        for ad, banner_time in _read_history(run_dir / "spool" / name, job):
             job = job_id(ad)
             if job is None:
                 continue
@@ -296,7 +306,7 @@ def job_flow(records: Sequence[Record], job: str, run_dir: Path | None = None) -
     flow = [(r, js) for r, js in zip(records, owners, strict=True) if select_job(job, js)]
     if run_dir is None:
         return [r for r, _ in flow]
-    for row in history_records(run_dir):
+    for row in history_records(run_dir, job):
         if not select_job(job, {row["job"]}):
             continue
         place = len(flow)

@@ -112,7 +112,8 @@ def trace_text(job: str, run_dir: Path, *, mermaid: bool) -> str:
 def main(argv: list[str]) -> int:
     """Entry point of ``condorsim trace``."""
     p = argparse.ArgumentParser(prog="condorsim trace", usage=USAGE,
-                                description="One job's messages between the daemons.")
+                                description="One job's ClassAd flow between the daemons, "
+                                            "from its submit to its history.")
     p.add_argument("job", help="cluster.proc (1.0), or a cluster (1) for all its jobs")
     p.add_argument("--run", type=Path, metavar="DIR",
                    help="a kept replay directory (default: the pool at $CONDORSIM_HOME)")
