@@ -10,11 +10,13 @@ directory keeps beside it:
    answers ``SUBMIT_RESULT``, so the n-th SUBMIT_RESULT of the trace is the n-th
    ``submitted`` of ``log/SchedLog`` (same simulated second, or the pairing stops). The
    RESCHEDULE the schedd sends after that submit belongs to the same jobs;
-2. **the negotiation**: the negotiator logs ``matched`` (``job``) right before it sends
-   PERMISSION_AND_AD, so the n-th PERMISSION_AND_AD is the n-th ``matched`` of
-   ``log/NegotiatorLog``. The job's part of that conversation is its NEGOTIATE, the
-   SEND_RESOURCE_REQUEST_LIST / RESOURCE_REQUEST_LIST that carried its request, its
-   PERMISSION_AND_AD and the END_NEGOTIATE;
+2. **the negotiation**: a match (PERMISSION_AND_AD) is for a resource request -- an
+   autocluster -- and the schedd picks the job it claims the slot for, at once: the
+   schedd's REQUEST_CLAIM (which carries the job) follows its oldest unclaimed
+   PERMISSION_AND_AD of the same second (``matched`` in the negotiator's log names only
+   the autocluster's representative job). The job's part of that conversation is the
+   NEGOTIATE, the SEND_RESOURCE_REQUEST_LIST / RESOURCE_REQUEST_LIST that carried its
+   request, its PERMISSION_AND_AD and the END_NEGOTIATE;
 3. **the starter's messages to the startd**: it sends STARTER_UPDATE with the same ad
    right after each REGISTER_JOB_INFO, and STARTER_EXITED after JOB_EXIT, so each pairs
    with the earliest unpaired one of the same starter;
@@ -125,12 +127,12 @@ def attribute_jobs(records: Sequence[Record], logs: Iterable[Record] = ()) -> li
     """The jobs (``"cluster.proc"``) each trace record belongs to, in the same order.
 
     ``logs`` are the daemons' log records (:func:`condorsim.replay.explain.read_log_records`);
-    without them, submits and negotiations are not attributed.
+    without them, submits are not attributed.
     """
     logs = list(logs)
     jobs: list[set[str]] = [{r["job"]} if r.get("job") else set() for r in records]
     _submits(records, jobs, _events(logs, "schedd", "submitted"))
-    _negotiations(records, jobs, _events(logs, "negotiator", "matched"))
+    _negotiations(records, jobs)
     _starter_followers(records, jobs)
     _replies(records, jobs)
     return jobs
@@ -154,36 +156,44 @@ def _submits(records: Sequence[Record], jobs: list[set[str]], submitted: deque[R
             jobs[i] |= reschedule_for.pop(sender)
 
 
-def _negotiations(records: Sequence[Record], jobs: list[set[str]],
-                  matched: deque[Record]) -> None:
+def _negotiations(records: Sequence[Record], jobs: list[set[str]]) -> None:
+    """A PERMISSION_AND_AD is the match of the job whose REQUEST_CLAIM the schedd sends next
+    (within a second: a match the schedd finds no job for is dropped)."""
+    matches: dict[str, deque[int]] = {}  # schedd -> its unclaimed PERMISSION_AND_ADs
     for i, r in enumerate(records):
-        if r["cmd"] != "PERMISSION_AND_AD" or not matched:
+        if r["cmd"] == "PERMISSION_AND_AD":
+            matches.setdefault(str(r["to"]), deque()).append(i)
             continue
-        event = matched[0]
-        if not _same_time(event["sim_time"], r["t"]):
-            matched.clear()
+        if r["cmd"] != "REQUEST_CLAIM" or not r.get("job"):
             continue
-        matched.popleft()
-        job = event.get("job")
-        if not isinstance(job, str):
-            continue
-        negotiator, schedd = r["from"], r["to"]
-        jobs[i].add(job)
-        wanted = {"SEND_RESOURCE_REQUEST_LIST": (negotiator, schedd),
-                  "RESOURCE_REQUEST_LIST": (schedd, negotiator),
-                  "NEGOTIATE": (negotiator, schedd)}
-        for j in range(i - 1, -1, -1):
-            cmd = records[j]["cmd"]
-            if wanted.get(cmd) == (records[j]["from"], records[j]["to"]):
-                jobs[j].add(job)
-                del wanted[cmd]
-                if cmd == "NEGOTIATE":
-                    break
-        for j in range(i + 1, len(records)):
-            if records[j]["cmd"] == "END_NEGOTIATE" and \
-                    (records[j]["from"], records[j]["to"]) == (negotiator, schedd):
-                jobs[j].add(job)
+        waiting = matches.get(str(r["from"]), deque())
+        while waiting and float(records[waiting[0]]["t"]) < float(r["t"]) - 1.0:
+            waiting.popleft()
+        if waiting:
+            _conversation(records, jobs, waiting.popleft(), str(r["job"]))
+
+
+def _conversation(records: Sequence[Record], jobs: list[set[str]], match: int,
+                  job: str) -> None:
+    """The job's part of the negotiation of PERMISSION_AND_AD ``match``: the NEGOTIATE
+    before it, the last request list before it, and the END_NEGOTIATE after it."""
+    negotiator, schedd = records[match]["from"], records[match]["to"]
+    jobs[match].add(job)
+    wanted = {"SEND_RESOURCE_REQUEST_LIST": (negotiator, schedd),
+              "RESOURCE_REQUEST_LIST": (schedd, negotiator),
+              "NEGOTIATE": (negotiator, schedd)}
+    for j in range(match - 1, -1, -1):
+        cmd = records[j]["cmd"]
+        if wanted.get(cmd) == (records[j]["from"], records[j]["to"]):
+            jobs[j].add(job)
+            del wanted[cmd]
+            if cmd == "NEGOTIATE":
                 break
+    for j in range(match + 1, len(records)):
+        if records[j]["cmd"] == "END_NEGOTIATE" and \
+                (records[j]["from"], records[j]["to"]) == (negotiator, schedd):
+            jobs[j].add(job)
+            break
 
 
 def _starter_followers(records: Sequence[Record], jobs: list[set[str]]) -> None:

@@ -36,7 +36,7 @@ TRACE = [
     r(20, "negotiator", "schedd", "NEGOTIATE"),
     r(20, "negotiator", "schedd", "SEND_RESOURCE_REQUEST_LIST"),
     r(20, "schedd", "negotiator", "RESOURCE_REQUEST_LIST"),
-    r(20, "negotiator", "schedd", "PERMISSION_AND_AD"),  # 1.0
+    r(20, "negotiator", "schedd", "PERMISSION_AND_AD"),  # 1.0 (the schedd claims for it)
     r(20, "negotiator", "schedd", "PERMISSION_AND_AD"),  # 1.1
     r(20, "negotiator", "schedd", "END_NEGOTIATE"),
     r(20, "schedd", "startd@exec1", "REQUEST_CLAIM", "1.0"),
@@ -52,11 +52,7 @@ TRACE = [
     r(90, "schedd", "shadow", "OK"),
     r(90, "schedd", "startd@exec1", "RELEASE_CLAIM"),
 ]
-LOGS = [
-    log(0, "schedd", "submitted", cluster=1, procs=2, owner="alice"),
-    log(20, "negotiator", "matched", job="1.0", submitter="alice@x"),
-    log(20, "negotiator", "matched", job="1.1", submitter="alice@x"),
-]
+LOGS = [log(0, "schedd", "submitted", cluster=1, procs=2, owner="alice")]
 
 
 def _cmds_of(job: str, records: list[dict[str, Any]] = TRACE) -> list[str]:
@@ -82,11 +78,18 @@ def test_a_job_s_flow_starts_at_its_submit_and_goes_through_its_match() -> None:
         "END_NEGOTIATE negotiator", "REQUEST_CLAIM schedd", "CLAIM_RESPONSE startd@exec2"]
 
 
-def test_without_logs_or_with_logs_that_disagree_nothing_is_guessed() -> None:
+def test_without_logs_or_with_logs_that_disagree_the_submit_is_not_guessed() -> None:
     owners = attribute_jobs(TRACE)
-    assert not owners[0] and not owners[10]
+    assert not owners[0] and not owners[1] and owners[10] == {"1.0"}
     late = [log(1, "schedd", "submitted", cluster=1, procs=2)]
     assert not attribute_jobs(TRACE, late)[1]
+
+
+def test_a_match_the_schedd_has_no_job_for_is_nobody_s() -> None:
+    records = [r(20, "negotiator", "schedd", "PERMISSION_AND_AD"),  # unused
+               r(80, "negotiator", "schedd", "PERMISSION_AND_AD"),
+               r(80, "schedd", "startd", "REQUEST_CLAIM", "2.0")]
+    assert attribute_jobs(records) == [set(), {"2.0"}, {"2.0"}]
 
 
 def test_a_tool_s_request_is_put_back_before_its_reply() -> None:
