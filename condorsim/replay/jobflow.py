@@ -139,7 +139,7 @@ def attribute_jobs(records: Sequence[Record], logs: Iterable[Record] = ()) -> li
 
 
 def _submits(records: Sequence[Record], jobs: list[set[str]], submitted: deque[Record]) -> None:
-    reschedule_for: dict[str, set[str]] = {}  # schedd -> the jobs of its last submit
+    reschedule_for: dict[str, tuple[float, set[str]]] = {}  # schedd -> its last submit
     for i, r in enumerate(records):
         cmd, sender = r["cmd"], str(r["from"])
         if cmd == "SUBMIT_RESULT" and _daemon(sender) == "schedd" and submitted:
@@ -151,9 +151,11 @@ def _submits(records: Sequence[Record], jobs: list[set[str]], submitted: deque[R
             cluster, procs = event.get("cluster"), event.get("procs")
             if isinstance(cluster, int) and isinstance(procs, int):
                 jobs[i] |= {f"{cluster}.{p}" for p in range(procs)}
-                reschedule_for[sender] = set(jobs[i])
+                reschedule_for[sender] = (r["t"], set(jobs[i]))
         elif cmd == "RESCHEDULE" and sender in reschedule_for:
-            jobs[i] |= reschedule_for.pop(sender)
+            submitted_at, submitted_jobs = reschedule_for.pop(sender)
+            if _same_time(submitted_at, r["t"]):
+                jobs[i] |= submitted_jobs
 
 
 def _negotiations(records: Sequence[Record], jobs: list[set[str]]) -> None:
