@@ -95,8 +95,9 @@ def trace_text(job: str, run_dir: Path, *, mermaid: bool) -> str:
         raise TraceError(f"{job!r} is not a job id (expected cluster.proc, like 1.0, or cluster)")
     path = run_dir / "trace.jsonl"
     if not path.exists():
-        raise TraceError(f"no trace at {path} (keep a replay's run with "
-                         "`condorsim replay FILE --keep DIR`, then `--run DIR`)")
+        raise TraceError(f"no trace at {path} (start a pool with `condorsim up`, or keep a "
+                         "replay's run with `condorsim replay FILE --keep DIR` and give "
+                         "`--run DIR`)")
     try:
         records = job_flow(read_trace(path), job, run_dir)
     except (ValueError, KeyError) as e:
