@@ -20,10 +20,20 @@ PEER_ERRORS = (OSError, ConnectionClosed, ProtocolError, trio.BrokenResourceErro
 
 
 async def wait_until_gone(ctx: DaemonContext, address: str, peer: str) -> str:
-    """Hold a connection to ``peer`` at ``address`` until it ends; why it ended."""
+    """Hold a connection to ``peer`` at ``address`` until it ends; why it ended.
+
+    A death is news from outside the pool (no message brings it): under virtual time a
+    frozen process asks to be thawed at the current instant first, so what it does about
+    the death happens then, with its clock caught up.
+    """
     try:
         async with await ctx.connect(address, peer) as conn:
             while True:  # the peer sends nothing here; anything it does is ignored
                 await conn.receive()
     except PEER_ERRORS as e:
-        return str(e)
+        why = str(e)
+    participant = ctx.participant
+    if participant is not None and participant.frozen:
+        participant.wake()
+        await participant.wait_thawed()
+    return why
