@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +46,10 @@ from .network import Network, parse_sinful, sinful
 from .participant import Participant
 
 HELLO, RUN, REPORT, HOLD, FINISH = range(5)
+
+STALL_CHECK = 0.25
+"""Real seconds between looks for a stall: every process frozen, the sums unbalanced and no
+HOLD coming. Two looks in a row with nothing heard in between mean a message was lost."""
 
 
 class LinkClosed(Exception):
@@ -141,6 +147,8 @@ class CoordinatorHost:
     _links: dict[str, _Link] = field(default_factory=dict)
     _nursery: trio.Nursery | None = None
     _local_polling: bool = False
+    _heard: int = 0  # inputs to the coordinator so far
+    _heard_at_last_look: int = -1
 
     async def run(self, network: Network, *, task_status: trio.TaskStatus[str]) -> None:
         """Listen for participants and coordinate until cancelled.
@@ -159,6 +167,8 @@ class CoordinatorHost:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
                 self._apply(self.coordinator.join(self.local_name))
+                stop_watch = _start_stall_watch(self._look_for_stall)
+                nursery.start_soon(_set_when_cancelled, stop_watch)
                 task_status.started(address)
                 while True:
                     await trio.lowlevel.wait_readable(listener)
@@ -210,7 +220,14 @@ class CoordinatorHost:
         else:
             raise LinkClosed(f"unexpected {msg!r} on a clock link")
 
+    def _look_for_stall(self) -> None:
+        """Called every :data:`STALL_CHECK` real seconds (from the trio thread)."""
+        if self.coordinator.stalled() and self._heard == self._heard_at_last_look:
+            self._apply(self.coordinator.suspect_loss())
+        self._heard_at_last_look = self._heard
+
     def _apply(self, actions: list[Action]) -> None:
+        self._heard += 1
         for action in actions:
             if isinstance(action, Run):
                 msg = (RUN, action.now, action.eoi)
@@ -253,6 +270,34 @@ class CoordinatorHost:
 
     def _local_hold(self) -> None:
         self._apply(self.coordinator.hold(self.local_name))
+
+
+def _start_stall_watch(look: Callable[[], None]) -> threading.Event:
+    """Call ``look`` in this trio run every :data:`STALL_CHECK` real seconds, until the
+    returned event is set (or the run ends).
+
+    Virtual time stands still while the pool is stalled, so the pause is a real one, kept
+    by a thread of its own.
+    """
+    token = trio.lowlevel.current_trio_token()
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(STALL_CHECK):
+            try:
+                token.run_sync_soon(look)
+            except trio.RunFinishedError:
+                return
+
+    threading.Thread(target=watch, name="clock-stall-watch", daemon=True).start()
+    return stop
+
+
+async def _set_when_cancelled(stop: threading.Event) -> None:
+    try:
+        await trio.sleep_forever()
+    finally:
+        stop.set()
 
 
 async def run_participant_link(

@@ -16,7 +16,8 @@ handled (plus an allowance for messages lost with a process that died), no messa
 flight or held anywhere, and nothing can ever happen again at this instant: the pool is
 quiescent. (Sums that do not balance mean a message is on its way to a frozen process, whose
 HOLD will come: the coordinator thaws that one process, at the current instant, and it
-reports again.) Then:
+reports again. A message that never arrives -- lost with a process that died, or on a
+connection closed under it -- is written off once two looks at the whole pool agree.) Then:
 
 1. if some participant has end-of-instant work, RUN(eoi) goes to those that have (they run
    it, then report again: that work may send messages);
@@ -113,6 +114,7 @@ class Coordinator:
     _lost: int = 0
     _recovering: bool = False
     _previous: dict[str, tuple[int, int]] | None = None
+    _dying: set[str] = field(default_factory=set)
 
     # -- membership -------------------------------------------------------------------------
     def expect(self, name: str) -> None:
@@ -140,6 +142,7 @@ class Coordinator:
         if name not in self.participants:
             return []
         self.participants.discard(name)
+        self._dying.discard(name)
         sent, received = self._counts.pop(name, (0, 0))
         # Its own counts leave the sums; what others sent it and it never handled stays
         # unbalanced: two agreeing looks at the whole pool write that off as lost.
@@ -148,6 +151,12 @@ class Coordinator:
         self._recovering = True
         self._previous = None
         return self._decide()
+
+    def will_leave(self, name: str) -> None:
+        """A participant's process is being killed: decide nothing until it has left, so the
+        pool sees the death at the current instant."""
+        self._reports.pop(name, None)
+        self._dying.add(name)
 
     # -- the protocol -----------------------------------------------------------------------
     def report(
@@ -163,9 +172,11 @@ class Coordinator:
         exactly once after each RUN.)"""
         if name not in self.participants:
             raise CoordinatorError(f"report from unknown participant {name!r}")
+        self._counts[name] = (sent, received)
+        if name in self._dying:
+            return []  # no decision before it is gone
         deadline = math.inf if next_deadline is None else float(next_deadline)
         self._reports[name] = _Report(sent, received, deadline, eoi_pending)
-        self._counts[name] = (sent, received)
         return self._decide()
 
     def hold(self, name: str) -> list[Action]:
@@ -176,6 +187,28 @@ class Coordinator:
         if self.finished or name not in self._reports:
             return []
         return self._run([name])
+
+    def stalled(self) -> bool:
+        """Every participant is frozen, yet the sums do not balance.
+
+        Normally for a moment only: a message is on its way to a frozen process, whose HOLD
+        will come. If no HOLD ever comes, the message was lost -- sent on a connection whose
+        far end died or closed (the host calls :meth:`suspect_loss` after a while).
+        """
+        if self.finished or self.expected or not self.participants:
+            return False
+        if len(self._reports) < len(self.participants):
+            return False
+        reports = self._reports.values()
+        return sum(r.sent for r in reports) - sum(r.received for r in reports) != self._lost
+
+    def suspect_loss(self) -> list[Action]:
+        """No HOLD came: look at everyone again; what two agreeing looks leave unbalanced is
+        written off as lost."""
+        if not self.stalled():
+            return []
+        self._recovering = True
+        return self._decide()
 
     # -- internals --------------------------------------------------------------------------
     def _run(self, names: list[str], *, eoi: bool = False) -> list[Action]:

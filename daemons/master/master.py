@@ -268,6 +268,8 @@ class Master:
         """SIGKILL a daemon (as a crash would); the master restarts it after its back-off."""
         child = self.children[name]
         if child.process is not None and child.process.returncode is None:
+            if self.coordinator is not None:
+                self.coordinator.will_leave(name)  # the death happens at this instant
             child.process.kill()
 
     async def restart(self, name: str) -> None:

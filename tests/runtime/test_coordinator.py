@@ -113,3 +113,23 @@ def test_the_simulation_finishes_when_no_timer_is_left_before_the_limit():
     assert c.hold("a") == []
     c2 = _pool("a")
     assert c2.report("a", 0, 0, 0, None, False) == [Finished("no timer left", 0.0)]
+
+
+def test_a_process_being_killed_holds_every_decision_until_it_has_left():
+    c = _pool("a", "b")
+    c.report("b", 0, 0, 0, 40.0, False)
+    c.will_leave("b")
+    assert c.report("a", 0, 0, 0, 50.0, False) == []
+    assert c.report("b", 0, 0, 0, 40.0, False) == []  # a last word from it changes nothing
+    assert c.leave("b") == [Advance(50.0), Run(("a",), 50.0)]  # nothing was lost with it
+
+
+def test_a_stall_without_a_hold_is_written_off_after_two_looks():
+    c = _pool("a", "b")
+    c.report("a", 0, 2, 0, 30.0, False)  # sent twice on a connection whose far end closed
+    assert c.report("b", 0, 0, 1, 30.0, False) == []
+    assert c.stalled()
+    assert c.suspect_loss() == [Run(("a", "b"), 0.0)]
+    c.report("a", 0, 2, 0, 30.0, False)
+    assert c.report("b", 0, 0, 1, 30.0, False) == [Advance(30.0), Run(("a", "b"), 30.0)]
+    assert not c.stalled() and c.suspect_loss() == []
