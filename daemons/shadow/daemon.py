@@ -194,11 +194,11 @@ class Shadow:
                 else m.OK()
         self._schedd_failed()  # the schedd listens elsewhere now
         if inst.unreported is not None:  # the job ended while no schedd listened
+            exit_msg, inst.unreported = inst.unreported, None
             if msg.reconnect:
-                self._nursery.start_soon(self._report_exit, inst, inst.unreported)
+                self._nursery.start_soon(self._exit_again, inst, exit_msg)
             else:
                 self.instances.pop(msg.job, None)
-            inst.unreported = None
             return m.OK()
         log.info("reconnect", job=msg.job, reconnect=msg.reconnect)
         inst.send.send_nowait(msg)
@@ -385,6 +385,10 @@ class Shadow:
             return
         ad = job.take_dirty()
         msg = m.SHADOW_EXIT(job=job.job, exit_code=exit_code, ad=ad)
+        if not await self._report_exit(inst, msg):
+            inst.unreported = msg
+
+    async def _exit_again(self, inst: _Instance, msg: m.SHADOW_EXIT) -> None:
         if not await self._report_exit(inst, msg):
             inst.unreported = msg
 

@@ -191,6 +191,24 @@ async def test_a_job_the_shadow_no_longer_has_fails_to_reconnect_and_runs_again(
         (1, "Job not found at execution machine", "slot2@exec1")]
 
 
+async def test_an_exit_no_schedd_took_is_sent_again_when_the_schedd_is_back(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    autojump_clock.jump(T0)
+    # The jobs end at 660 s while the schedd is down (500 s to 900 s): the shadow's last
+    # try is at 810 s. The restarted schedd's SHADOW_RECONNECT gets the exits sent again.
+    left, hist, slots = await _pool_run(tmp_path, JOBS + "queue 2\n", "schedd", kill_at=500,
+                                        down_for=400)
+    assert left == [] and len(hist) == 2
+    for ad in hist:
+        assert [ad.evaluate(a) for a in ("JobStatus", "NumShadowStarts",
+                                         "NumJobCompletions")] == [4, 1, 1]
+    assert _all_unclaimed(slots)
+    for kinds in _events(tmp_path).values():
+        assert [k for k in kinds if k != "IMAGE_SIZE"] == [
+            "SUBMIT", "EXECUTE", "JOB_TERMINATED"]
+
+
 SLOT = ClassAd.parse('[ Name = "slot1@exec1"; SlotID = 1; MyAddress = "<127.0.0.1:5>" ]')
 
 
