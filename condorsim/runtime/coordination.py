@@ -93,7 +93,10 @@ class _Link:
             await self._pending.wait()
             self._pending = trio.Event()
             while self._out and not self.closed:
-                await trio.lowlevel.wait_writable(self.sock)
+                try:
+                    await trio.lowlevel.wait_writable(self.sock)
+                except trio.ClosedResourceError:
+                    return
                 try:
                     sent = self.sock.send(self._out)
                 except BlockingIOError:
@@ -109,7 +112,10 @@ class _Link:
             try:
                 data = self.sock.recv(65536)
             except BlockingIOError:
-                await trio.lowlevel.wait_readable(self.sock)
+                try:
+                    await trio.lowlevel.wait_readable(self.sock)
+                except trio.ClosedResourceError:
+                    raise LinkClosed("the link was closed here") from None
                 continue
             except OSError as e:
                 raise LinkClosed(str(e)) from None
@@ -193,6 +199,10 @@ class CoordinatorHost:
                     if hello[0] != HELLO or len(hello) < 2 or not isinstance(hello[1], str):
                         raise LinkClosed(f"expected HELLO, got {hello!r}")
                     name = hello[1]
+                    old = self._links.pop(name, None)
+                    if old is not None:  # a restarted process said hello before its EOF came
+                        old.close()
+                        self._apply(self.coordinator.leave(name))
                     self._links[name] = link
                     self._apply(self.coordinator.join(name))
                     rest = batch[1:]
