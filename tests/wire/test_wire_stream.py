@@ -8,7 +8,7 @@ import pytest
 import trio
 import trio.testing
 
-from condorsim.classad import ad_from_wire
+from condorsim.classad import ClassAd, ad_from_wire
 from condorsim.wire import (
     ConnectionClosed,
     Message,
@@ -182,3 +182,21 @@ async def test_over_loopback_tcp() -> None:
         assert reply == OK()
         nursery.cancel_scope.cancel()
     assert received == [QUERY_RESULT(ads=[big] * 10)]
+
+
+async def test_the_history_of_the_issues_day_fits_in_one_query_result() -> None:
+    # 5,000 finished jobs of about 2 KB each: a replay's end-of-run check asks for them all.
+    def job(proc: int) -> ClassAd:
+        ad = ClassAd({f"Attr{i}": f"value {i} of job {proc} " + "x" * 30 for i in range(40)})
+        ad["ProcId"] = proc
+        return ad
+
+    ads = [job(proc) for proc in range(5000)]
+    client, server = pair()
+    msg = QUERY_RESULT(ads=ads)
+    assert len(encode(msg)) > 8 * 1024 * 1024
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.send, msg)
+        got = await server.receive()
+    assert isinstance(got, QUERY_RESULT)
+    assert [ad.evaluate("ProcId") for ad in got.ads] == list(range(5000))
