@@ -25,7 +25,13 @@ from typing import Any, Protocol
 
 import trio
 
-from condorsim.wire import ConnectionClosed, Message, MessageStream, ProtocolError
+from condorsim.wire import (
+    DEFAULT_MAX_FRAME,
+    ConnectionClosed,
+    Message,
+    MessageStream,
+    ProtocolError,
+)
 from condorsim.wire.messages import SIM_HELLO
 
 from .participant import Participant
@@ -212,7 +218,7 @@ class Endpoint:
     participant: Participant | None = None
     tracer: Tracer | None = None
     log: Any = None
-    max_frame: int = 4 * 1024 * 1024
+    max_frame: int = DEFAULT_MAX_FRAME
 
     async def connect(self, address: str, peer: str) -> Conn:
         """Open a connection to the daemon at ``address`` (named ``peer`` in the trace)."""
