@@ -32,6 +32,8 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from condorsim.classad import ClassAd
+
 __all__ = [
     "CRON_ATTRS",
     "CronSchedule",
@@ -154,7 +156,14 @@ def parse_schedule(fields: Mapping[str, str]) -> CronSchedule:
 
 
 def needs_crontab(ad_keys: Iterable[str]) -> bool:
-    """True if any Cron* attribute is among ``ad_keys`` (HTCondor's CronTab::needsCronTab)."""
+    """True if any Cron* attribute is among ``ad_keys`` (HTCondor's CronTab::needsCronTab).
+
+    A ClassAd (whose lookups ignore case) is asked for the five names directly, instead of
+    lower-casing each of its attribute names: the schedd asks this of every job in its queue
+    on every pass.
+    """
+    if isinstance(ad_keys, ClassAd):
+        return any(name in ad_keys for name in CRON_ATTRS)
     return any(key.lower() in _LOWER_ATTRS for key in ad_keys)
 
 

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from condorsim.classad import ClassAd
 from condorsim.crontab import (
     CRON_ATTRS,
     CronSchedule,
@@ -348,6 +349,12 @@ def test_needs_crontab() -> None:
     assert needs_crontab(["Owner", "cronDayOfWeek"])
     assert not needs_crontab(["Owner", "CronPrepTime", "DeferralTime"])
     assert not needs_crontab([])
+
+
+def test_needs_crontab_asks_a_classad_for_its_cron_attributes_in_any_case() -> None:
+    assert needs_crontab(ClassAd({"Owner": "alice", "crondayofweek": "1"}))
+    assert needs_crontab(ClassAd({"CRONMINUTE": "*/5"}))
+    assert not needs_crontab(ClassAd({"Owner": "alice", "CronPrepTime": 60}))
 
 
 def test_unknown_time_zone() -> None:
