@@ -115,6 +115,7 @@ class Coordinator:
     _recovering: bool = False
     _previous: dict[str, tuple[int, int]] | None = None
     _dying: set[str] = field(default_factory=set)
+    _rerun: bool = False  # a process died: run everyone once more at this instant
 
     # -- membership -------------------------------------------------------------------------
     def expect(self, name: str) -> None:
@@ -150,6 +151,10 @@ class Coordinator:
         self._reports.pop(name, None)
         self._recovering = True
         self._previous = None
+        # The others may have news of the death pending (a connection to the dead process
+        # closed: the kernel closed them all when it exited). Run them at this instant so
+        # they act on it now, before time moves, and the same way in every replay.
+        self._rerun = True
         return self._decide()
 
     def will_leave(self, name: str) -> None:
@@ -234,10 +239,14 @@ class Coordinator:
             counts = {n: (r.sent, r.received) for n, r in reports.items()}
             if counts != self._previous:
                 self._previous = counts  # look once more at everyone; agreeing looks settle it
+                self._rerun = False
                 return self._run(sorted(self.participants))
             self._lost = imbalance
         self._recovering = False
         self._previous = None
+        if self._rerun:
+            self._rerun = False
+            return self._run(sorted(self.participants))
         if any(r.eoi_pending for r in reports.values()):
             self.round += 1
             names = self._with_local([n for n, r in reports.items() if r.eoi_pending])

@@ -21,6 +21,7 @@ import os
 import signal
 import subprocess
 import sys
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +72,9 @@ class _Child:
     restarts: int = 0
     stopping: bool = False
     up: trio.Event = field(default_factory=trio.Event)
+    # Set by kill(): the master stays busy from the kill until its restart timer is set, so
+    # virtual time cannot move between the death and the moment the master sees it.
+    dying: ExitStack | None = None
 
 
 class Master:
@@ -242,7 +246,10 @@ class Master:
                 # A death is news from outside the pool: make sure virtual time sees what
                 # follows (the restart timer) before it moves.
                 self._ctx.participant.wake()
+            dying, child.dying = child.dying, None
             if self._stopping:
+                if dying is not None:
+                    dying.close()
                 return
             now = trio.current_time()
             if child.stopping:
@@ -255,6 +262,8 @@ class Master:
             self._ctx.log.warning(
                 "daemon_exited", daemon=child.planned.name, status=status, restart_in=delay
             )
+            if dying is not None:
+                dying.close()  # the restart timer below is set before anyone is idle
             if delay:
                 await trio.sleep(delay)
 
@@ -270,6 +279,9 @@ class Master:
         if child.process is not None and child.process.returncode is None:
             if self.coordinator is not None:
                 self.coordinator.will_leave(name)  # the death happens at this instant
+            if self._ctx is not None and child.dying is None:
+                child.dying = ExitStack()
+                child.dying.enter_context(self._ctx.busy())
             child.process.kill()
 
     async def restart(self, name: str) -> None:
