@@ -51,6 +51,7 @@ from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
 from .logic import LogEvent, Request, ShadowJob
+from .policy import periodic_policy_is_constant
 
 AD_INTERVAL = 300
 PEER_ERRORS = (OSError, ConnectionClosed, ProtocolError, trio.BrokenResourceError,
@@ -74,6 +75,7 @@ class _Instance:
     pending: list[Message] = field(default_factory=list)  # for the starter, not yet known
     next_push: float = math.inf  # the timers start when the job starts executing
     next_policy: float = math.inf
+    began: float = math.inf  # when the job began executing: the policy timer's phase
     abandoned: bool = False  # the restarted schedd requeued the job: end quietly
     unreported: m.SHADOW_EXIT | None = None  # the exit no schedd took (yet)
 
@@ -286,8 +288,8 @@ class Shadow:
             # The periodic policy and queue updates start with the execution
             # (BaseShadow::resourceBeganExecution).
             inst.next_push = now + self._queue_interval
-            if self._policy_interval > 0:
-                inst.next_policy = now + self._policy_interval
+            inst.began = now
+            self._schedule_policy(inst, now)
             if not self._lazy:
                 await self._push(inst)
         elif isinstance(msg, m.REGISTER_JOB_INFO):
@@ -311,6 +313,7 @@ class Shadow:
             job.take_qedit(msg.ad)
             if job.executing:  # the policy may read what changed (handleUpdateJobAd)
                 await self._policy(inst, now)
+                self._schedule_policy(inst, now)
         elif isinstance(msg, m.SHADOW_SUSPEND):
             await self._to_starter(inst, m.STARTER_SUSPEND(job=job.job))
         elif isinstance(msg, m.SHADOW_CONTINUE):
@@ -333,6 +336,21 @@ class Shadow:
             await self._to_starter(inst, m.STARTER_HOLD(job=job.job))
         else:
             await self._to_starter(inst, m.STARTER_REMOVE(job=job.job))
+
+    def _schedule_policy(self, inst: _Instance, now: float) -> None:
+        """Arm the periodic policy timer, on its phase from the execution's start.
+
+        A policy that cannot fire however long the job runs (policy.py,
+        periodic_policy_is_constant: the submit defaults PeriodicHold = false and
+        PeriodicRemove = false) gets no timer: its evaluations would change nothing, and
+        each would cost the pool a simulated instant.
+        """
+        if self._policy_interval <= 0 or inst.abandoned or inst.next_policy != math.inf:
+            return
+        if periodic_policy_is_constant(inst.job.ad):
+            return
+        ticks = math.floor((now - inst.began) / self._policy_interval) + 1
+        inst.next_policy = inst.began + ticks * self._policy_interval
 
     async def _policy(self, inst: _Instance, now: float) -> None:
         if inst.abandoned:

@@ -97,6 +97,24 @@ def periodic_policy(ad: ClassAd, now: int) -> PolicyOutcome | None:
     return None
 
 
+def periodic_policy_is_constant(ad: ClassAd) -> bool:
+    """True when the periodic policy of ``ad`` cannot fire however long the job runs.
+
+    So it is when there is no TimerRemove (which compares with the time) and PeriodicHold
+    and PeriodicRemove are each missing or a literal that does not fire (false, 0,
+    UNDEFINED). Evaluating such a policy every PERIODIC_EXPR_INTERVAL changes nothing, so
+    the shadow sets no timer for it (until a qedit changes the job's policy).
+    """
+    if ad.lookup("TimerRemove") is not None:
+        return False
+    ctx = EvalContext(now=0)
+    for attr in ("PeriodicHold", "PeriodicRemove"):
+        tree = ad.lookup(attr)
+        if tree is not None and not (tree.is_literal and _fires(ad, attr, ctx) == 0):
+            return False
+    return True
+
+
 def exit_policy(ad: ClassAd, now: int) -> PolicyOutcome:
     """The periodic checks, then OnExitHold and OnExitRemove, for a job that exited."""
     outcome = periodic_policy(ad, now)

@@ -6,7 +6,12 @@ import classad2
 import pytest
 
 from condorsim.classad import ClassAd
-from daemons.shadow.policy import PolicyAction, exit_policy, periodic_policy
+from daemons.shadow.policy import (
+    PolicyAction,
+    exit_policy,
+    periodic_policy,
+    periodic_policy_is_constant,
+)
 
 NOW = 1_767_225_600
 
@@ -75,3 +80,18 @@ def test_the_expression_in_a_reason_is_unparsed_as_htcondor_does(text: str) -> N
     outcome = exit_policy(ad(f"OnExitRemove = {text}; OnExitHold = false"), NOW)
     expected = str(classad2.ExprTree(text))
     assert f"expression '{expected}' evaluated to" in outcome.reason
+
+
+@pytest.mark.parametrize(("text", "constant"), [
+    ("", True),
+    ("PeriodicHold = false; PeriodicRemove = false", True),  # condor_submit's defaults
+    ("PeriodicHold = 0; PeriodicRemove = undefined", True),
+    ("PeriodicHold = true", False),  # fires at the first evaluation
+    ('PeriodicRemove = "yes"', False),  # fires as undefined (a hold)
+    ("PeriodicHold = RemoteWallClockTime > 3600", False),
+    ("PeriodicRemove = time() > 5", False),
+    (f"TimerRemove = {NOW + 600}", False),
+])
+def test_only_a_policy_that_cannot_fire_however_long_the_job_runs_is_constant(
+        text: str, constant: bool) -> None:
+    assert periodic_policy_is_constant(ad(text)) is constant
