@@ -13,9 +13,10 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,19 +90,11 @@ def test_scenario_replays_with_every_expectation_met(
 
 
 @pytest.mark.parametrize("name", [p.name for p in SCENARIOS])
-def test_scenario_replays_twice_with_the_same_job_events(
-        name: str, runs_dir: Path,
+@pytest.mark.parametrize("what", [job_events, job_messages], ids=["events", "messages"])
+def test_scenario_replays_twice_the_same_way(
+        name: str, what: Callable[[Path], Mapping[Any, Any]], runs_dir: Path,
         outcomes: dict[tuple[str, str], subprocess.CompletedProcess[str]]) -> None:
     assert all(outcomes[name, run].returncode == 0 for run in RUNS)
-    first, second = (job_events(runs_dir / f"{name}.{run}") for run in RUNS)
-    assert first, "the scenario's jobs write no user log: nothing to compare"
-    assert first == second
-
-
-@pytest.mark.parametrize("name", [p.name for p in SCENARIOS])
-def test_scenario_replays_twice_with_the_same_job_messages(
-        name: str, runs_dir: Path,
-        outcomes: dict[tuple[str, str], subprocess.CompletedProcess[str]]) -> None:
-    assert all(outcomes[name, run].returncode == 0 for run in RUNS)
-    first, second = (job_messages(runs_dir / f"{name}.{run}") for run in RUNS)
+    first, second = (what(runs_dir / f"{name}.{run}") for run in RUNS)
+    assert first, f"nothing to compare: the run has no job {what.__name__}"
     assert first == second
