@@ -89,3 +89,38 @@ async def open_inprocess_pool(
             tracer.close()
     for log in loggers:
         close_daemon_logger(log)
+
+
+class Killable:
+    """A daemon of an in-process pool that a test kills and starts again, as a crash and
+    the master's restart would: :meth:`kill` cancels it at once (no goodbye to anyone);
+    :meth:`start` runs a fresh daemon from ``factory`` under the same name, on the same run
+    directory (its spool, its logs). ``daemon`` is the one running now."""
+
+    def __init__(self, pool: InProcessPool, nursery: trio.Nursery, name: str,
+                 factory: Callable[[], Daemon]) -> None:
+        self.pool, self.nursery, self.name, self.factory = pool, nursery, name, factory
+        self.daemon: Daemon | None = None
+        self._scope: trio.CancelScope | None = None
+
+    async def start(self) -> None:
+        self.daemon = self.factory()
+        log = daemon_logger(self.name, None)
+        endpoint = Endpoint(name=self.name, network=self.pool.network,
+                            participant=self.pool.participant, tracer=self.pool.tracer, log=log)
+        ctx = DaemonContext(
+            name=self.name, config=self.pool.config.with_subsystem(self.name.upper()),
+            endpoint=endpoint, log=log, rng=seeded_rng(0, self.name),
+            run_dir=self.pool.run_dir, participant=self.pool.participant)
+        self.pool.addresses[self.name] = await self.nursery.start(self._run, self.daemon, ctx)
+        self.pool.daemons[self.name] = self.daemon
+
+    async def _run(self, daemon: Daemon, ctx: DaemonContext,
+                   task_status: trio.TaskStatus[str]) -> None:
+        with trio.CancelScope() as scope:
+            self._scope = scope
+            await daemon.run(ctx, task_status)
+
+    def kill(self) -> None:
+        assert self._scope is not None, f"{self.name} was never started"
+        self._scope.cancel()

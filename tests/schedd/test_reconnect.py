@@ -7,9 +7,7 @@ does. The user log is read back with HTCondor's own reader (htcondor.JobEventLog
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import htcondor
 import trio
@@ -17,10 +15,7 @@ import trio.testing
 
 from condorsim.classad import ClassAd
 from condorsim.config import Config
-from condorsim.runtime.daemon import Daemon, DaemonContext, seeded_rng
-from condorsim.runtime.inproc import InProcessPool, open_inprocess_pool
-from condorsim.runtime.logs import daemon_logger
-from condorsim.runtime.network import Endpoint
+from condorsim.runtime.inproc import Killable, open_inprocess_pool
 from condorsim.wire import messages as m
 from daemons.collector.daemon import Collector
 from daemons.negotiator.daemon import Negotiator
@@ -42,34 +37,6 @@ NEGOTIATOR_INTERVAL = 60
 UID_DOMAIN = example.org
 """
 JOBS = "executable = /bin/sleep\narguments = 600\nlog = job.log\nrequest_memory = 100\n"
-
-
-class Killable:
-    """One daemon of the pool that the test can kill (cancel) and start again."""
-
-    def __init__(self, pool: InProcessPool, nursery: trio.Nursery, name: str,
-                 factory: Callable[[], Daemon]) -> None:
-        self.pool, self.nursery, self.name, self.factory = pool, nursery, name, factory
-        self.scope = trio.CancelScope()
-
-    async def start(self) -> None:
-        log = daemon_logger(self.name, None)
-        endpoint = Endpoint(name=self.name, network=self.pool.network,
-                            participant=self.pool.participant, tracer=self.pool.tracer, log=log)
-        ctx = DaemonContext(name=self.name, config=self.pool.config.with_subsystem(
-            self.name.upper()), endpoint=endpoint, log=log, rng=seeded_rng(0, self.name),
-            run_dir=self.pool.run_dir, participant=self.pool.participant)
-        self.scope = trio.CancelScope()
-        scope = self.scope
-
-        async def run(task_status: Any) -> None:
-            with scope:
-                await self.factory().run(ctx, task_status)
-
-        self.pool.addresses[self.name] = await self.nursery.start(run)
-
-    def kill(self) -> None:
-        self.scope.cancel()
 
 
 async def _pool_run(tmp_path: Path, submit: str, killed: str, kill_at: int,

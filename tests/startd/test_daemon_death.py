@@ -4,7 +4,6 @@ twice at once and each completes exactly once."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import trio
@@ -12,9 +11,7 @@ import trio.testing
 
 from condorsim.config import Config
 from condorsim.eventlog import read_events
-from condorsim.runtime.daemon import Daemon, DaemonContext, seeded_rng
-from condorsim.runtime.inproc import InProcessPool, open_inprocess_pool
-from condorsim.runtime.logs import daemon_logger
+from condorsim.runtime.inproc import Killable, open_inprocess_pool
 from condorsim.wire import messages as m
 from daemons.collector.daemon import Collector
 from daemons.negotiator.daemon import Negotiator
@@ -34,35 +31,6 @@ UID_DOMAIN = example.org
 SUBMIT = "executable = /bin/sleep\narguments = 300\nlog = job.log\nqueue 2\n"
 RUN = ["SUBMIT", "EXECUTE", "IMAGE_SIZE", "JOB_EVICTED", "EXECUTE", "IMAGE_SIZE",
        "JOB_TERMINATED"]
-
-
-class Killable:
-    """A daemon of an in-process pool that a test can kill (cancel) and start again."""
-
-    def __init__(self, pool: InProcessPool, nursery: trio.Nursery, name: str,
-                 factory: Callable[[], Daemon]) -> None:
-        self.pool, self.nursery, self.name, self.factory = pool, nursery, name, factory
-        self.daemon: Daemon | None = None
-        self._scope: trio.CancelScope | None = None
-
-    async def start(self) -> None:
-        self.daemon = self.factory()
-        ctx = DaemonContext(
-            name=self.name, config=self.pool.config.with_subsystem(self.name.upper()),
-            endpoint=self.pool.endpoint(self.name), log=daemon_logger(self.name, None),
-            rng=seeded_rng(0, self.name), run_dir=self.pool.run_dir,
-            participant=self.pool.participant)
-        self.pool.addresses[self.name] = await self.nursery.start(self._run, self.daemon, ctx)
-
-    async def _run(self, daemon: Daemon, ctx: DaemonContext,
-                   task_status: trio.TaskStatus[str]) -> None:
-        with trio.CancelScope() as scope:
-            self._scope = scope
-            await daemon.run(ctx, task_status)
-
-    def kill(self) -> None:
-        assert self._scope is not None
-        self._scope.cancel()
 
 
 async def _run(tmp_path: Path, victim: str) -> tuple[list, list, list, list[str]]:  # type: ignore[type-arg]
