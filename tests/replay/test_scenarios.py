@@ -26,7 +26,10 @@ from condorsim.runtime.trace import read_trace
 pytestmark = pytest.mark.pool
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml"))
+LIBRARY = ROOT / "scenarios"
+# The library, and the annotated examples of the format (scenarios/examples/).
+SCENARIOS = sorted(LIBRARY.glob("*.toml")) + sorted((LIBRARY / "examples").glob("*.toml"))
+NAMES = [p.relative_to(LIBRARY).as_posix() for p in SCENARIOS]
 AT_ONCE = 3
 RUNS = ("first", "second")
 
@@ -58,6 +61,10 @@ def job_messages(run_dir: Path) -> Counter[tuple[object, ...]]:
                    for r in read_trace(run_dir / "trace.jsonl") if r["job"] is not None)
 
 
+def _run_dir(runs_dir: Path, name: str, run: str) -> Path:
+    return runs_dir / f"{name.replace('/', '-')}.{run}"
+
+
 @pytest.fixture(scope="module")
 def runs_dir() -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="condorsim-scenarios-") as d:
@@ -66,10 +73,9 @@ def runs_dir() -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def outcomes(runs_dir: Path) -> dict[tuple[str, str], subprocess.CompletedProcess[str]]:
-    keys = [(p.name, run) for p in SCENARIOS for run in RUNS]
+    keys = [(name, run) for name in NAMES for run in RUNS]
     with ThreadPoolExecutor(AT_ONCE) as pool:
-        done = pool.map(lambda key: _replay(ROOT / "scenarios" / key[0],
-                                            runs_dir / f"{key[0]}.{key[1]}"), keys)
+        done = pool.map(lambda key: _replay(LIBRARY / key[0], _run_dir(runs_dir, *key)), keys)
         return dict(zip(keys, done, strict=True))
 
 
@@ -79,7 +85,7 @@ def test_the_library_has_the_tour_and_one_scenario_per_behaviour() -> None:
         "on-exit", "daemon-restart", "information-flow"}
 
 
-@pytest.mark.parametrize("name", [p.name for p in SCENARIOS])
+@pytest.mark.parametrize("name", NAMES)
 def test_scenario_replays_with_every_expectation_met(
         name: str, outcomes: dict[tuple[str, str], subprocess.CompletedProcess[str]]) -> None:
     for run in RUNS:
@@ -89,12 +95,12 @@ def test_scenario_replays_with_every_expectation_met(
         assert summary.endswith(" passed, 0 failed") and not summary.startswith("0 passed")
 
 
-@pytest.mark.parametrize("name", [p.name for p in SCENARIOS])
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("what", [job_events, job_messages], ids=["events", "messages"])
 def test_scenario_replays_twice_the_same_way(
         name: str, what: Callable[[Path], Mapping[Any, Any]], runs_dir: Path,
         outcomes: dict[tuple[str, str], subprocess.CompletedProcess[str]]) -> None:
     assert all(outcomes[name, run].returncode == 0 for run in RUNS)
-    first, second = (what(runs_dir / f"{name}.{run}") for run in RUNS)
+    first, second = (what(_run_dir(runs_dir, name, run)) for run in RUNS)
     assert first, f"nothing to compare: the run has no job {what.__name__}"
     assert first == second
