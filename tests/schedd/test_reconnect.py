@@ -39,6 +39,20 @@ UID_DOMAIN = example.org
 JOBS = "executable = /bin/sleep\narguments = 600\nlog = job.log\nrequest_memory = 100\n"
 
 
+def _assert_each_ran_twice_and_completed_once(
+        tmp_path: Path, left: list[ClassAd], hist: list[ClassAd], slots: list[ClassAd],
+        events: list[str]) -> None:
+    """Both jobs left the queue, each started twice and completed once, every slot is free,
+    and each job's user log (without IMAGE_SIZE) is ``events``."""
+    assert left == [] and len(hist) == 2
+    for ad in hist:
+        assert [ad.evaluate(a) for a in ("JobStatus", "NumShadowStarts",
+                                         "NumJobCompletions")] == [4, 2, 1]
+    assert _all_unclaimed(slots)
+    for kinds in _events(tmp_path).values():
+        assert [k for k in kinds if k != "IMAGE_SIZE"] == events
+
+
 async def _pool_run(tmp_path: Path, submit: str, killed: str, kill_at: int,
                     down_for: int = 10) -> tuple[list[ClassAd], list[ClassAd], list[ClassAd]]:
     """Submit, kill ``killed`` ("schedd", "shadow" or "both") at ``kill_at`` s, start it
@@ -112,15 +126,9 @@ async def test_jobs_without_a_lease_are_requeued_and_run_once_more(
     autojump_clock.jump(T0)
     left, hist, slots = await _pool_run(
         tmp_path, JOBS + "job_lease_duration = 0\nqueue 2\n", "schedd", kill_at=200)
-    assert left == [] and len(hist) == 2
-    for ad in hist:
-        assert [ad.evaluate(a) for a in ("JobStatus", "NumShadowStarts",
-                                         "NumJobCompletions")] == [4, 2, 1]
-    assert _all_unclaimed(slots)
-    for kinds in _events(tmp_path).values():
-        # The first run ends unseen (its shadow instance is told to go quietly).
-        assert [k for k in kinds if k != "IMAGE_SIZE"] == [
-            "SUBMIT", "EXECUTE", "EXECUTE", "JOB_TERMINATED"]
+    # The first run ends unseen (its shadow instance is told to go quietly).
+    _assert_each_ran_twice_and_completed_once(
+        tmp_path, left, hist, slots, ["SUBMIT", "EXECUTE", "EXECUTE", "JOB_TERMINATED"])
 
 
 async def test_jobs_of_a_killed_shadow_are_requeued_and_run_once_more(
@@ -128,14 +136,8 @@ async def test_jobs_of_a_killed_shadow_are_requeued_and_run_once_more(
 ) -> None:
     autojump_clock.jump(T0)
     left, hist, slots = await _pool_run(tmp_path, JOBS + "queue 2\n", "shadow", kill_at=200)
-    assert left == [] and len(hist) == 2
-    for ad in hist:
-        assert [ad.evaluate(a) for a in ("JobStatus", "NumShadowStarts",
-                                         "NumJobCompletions")] == [4, 2, 1]
-    assert _all_unclaimed(slots)
-    for kinds in _events(tmp_path).values():
-        assert [k for k in kinds if k != "IMAGE_SIZE"] == [
-            "SUBMIT", "EXECUTE", "EXECUTE", "JOB_TERMINATED"]
+    _assert_each_ran_twice_and_completed_once(
+        tmp_path, left, hist, slots, ["SUBMIT", "EXECUTE", "EXECUTE", "JOB_TERMINATED"])
 
 
 async def test_a_job_the_shadow_no_longer_has_fails_to_reconnect_and_runs_again(
@@ -143,14 +145,8 @@ async def test_a_job_the_shadow_no_longer_has_fails_to_reconnect_and_runs_again(
 ) -> None:
     autojump_clock.jump(T0)
     left, hist, slots = await _pool_run(tmp_path, JOBS + "queue 2\n", "both", kill_at=200)
-    assert left == [] and len(hist) == 2
-    for ad in hist:
-        assert [ad.evaluate(a) for a in ("JobStatus", "NumShadowStarts",
-                                         "NumJobCompletions")] == [4, 2, 1]
-    assert _all_unclaimed(slots)
-    for kinds in _events(tmp_path).values():
-        assert [k for k in kinds if k != "IMAGE_SIZE"] == [
-            "SUBMIT", "EXECUTE", "JOB_RECONNECT_FAILED", "EXECUTE", "JOB_TERMINATED"]
+    _assert_each_ran_twice_and_completed_once(tmp_path, left, hist, slots, [
+        "SUBMIT", "EXECUTE", "JOB_RECONNECT_FAILED", "EXECUTE", "JOB_TERMINATED"])
     failed = [e for e in htcondor.JobEventLog(str(tmp_path / "job.log")).events(0)
               if e.type == htcondor.JobEventType.JOB_RECONNECT_FAILED]
     assert sorted((e.proc, e["Reason"], e["StartdName"]) for e in failed) == [
