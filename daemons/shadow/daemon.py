@@ -36,6 +36,7 @@ only schedd) unless its address was given to :class:`Shadow`.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -65,11 +66,18 @@ REPLY_OK = (m.JOB_EXIT, m.SHADOW_HOLD, m.SHADOW_REMOVE, m.SHADOW_SUSPEND, m.SHAD
             m.SHADOW_VACATE, m.SHADOW_QEDIT)
 
 
+class _PushNow:
+    """Put in a job instance's own channel at the end of an instant: the periodic queue
+    update is due. Sending it only once every message of that instant has been handled
+    (a starter update may arrive at the very instant the timer fires) makes what the
+    update carries the same in every replay."""
+
+
 @dataclass
 class _Instance:
     job: ShadowJob
-    send: trio.MemorySendChannel[Message]
-    receive: trio.MemoryReceiveChannel[Message]
+    send: trio.MemorySendChannel[Message | _PushNow]
+    receive: trio.MemoryReceiveChannel[Message | _PushNow]
     log: EventLogWriter | None
     starter_addr: str | None = None
     pending: list[Message] = field(default_factory=list)  # for the starter, not yet known
@@ -214,7 +222,7 @@ class Shadow:
         old = self.instances.get(job.job)
         if old is not None and old.unreported is None:
             return m.FAILED(reason=f"job {job.job} already has a shadow")
-        send, receive = trio.open_memory_channel[Message](math.inf)
+        send, receive = trio.open_memory_channel[Message | _PushNow](math.inf)
         inst = _Instance(job, send, receive, self._user_log(job.ad))
         self.instances[job.job] = inst
         self._nursery.start_soon(self._run_job, inst)
@@ -248,17 +256,20 @@ class Shadow:
                 await self._shadow_exit(inst, int(ShadowExit.JOB_NOT_STARTED))
                 return
             while True:
-                msg: Message | None = None
+                msg: Message | _PushNow | None = None
                 with trio.move_on_at(min(inst.next_push, inst.next_policy)):
                     msg = await inst.receive.receive()
                 now = trio.current_time()
                 if msg is None:
                     if now >= inst.next_push:
                         inst.next_push = now + self._queue_interval
-                        await self._push(inst)
+                        self._push_at_end_of_instant(inst, now)
                     if now >= inst.next_policy:
                         inst.next_policy = now + self._policy_interval
                         await self._policy(inst, now)
+                    continue
+                if isinstance(msg, _PushNow):
+                    await self._push(inst)
                     continue
                 if isinstance(msg, m.JOB_EXIT) and inst.abandoned:
                     log.info("abandoned_job_exit", job=job.job, reason=msg.reason)
@@ -336,6 +347,12 @@ class Shadow:
             await self._to_starter(inst, m.STARTER_HOLD(job=job.job))
         else:
             await self._to_starter(inst, m.STARTER_REMOVE(job=job.job))
+
+    def _push_at_end_of_instant(self, inst: _Instance, now: float) -> None:
+        def due() -> None:
+            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                inst.send.send_nowait(_PushNow())
+        self._ctx.at_end_of_instant((now, "shadow queue update", inst.job.job), due)
 
     def _schedule_policy(self, inst: _Instance, now: float) -> None:
         """Arm the periodic policy timer, on its phase from the execution's start.
