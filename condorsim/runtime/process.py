@@ -132,3 +132,29 @@ async def _stop_on_signal(scope: trio.CancelScope) -> None:
         async for _ in signals:
             scope.cancel()
             return
+
+
+def checked_daemon_main(
+    subsystem: str,
+    factory: Callable[[argparse.Namespace], Daemon],
+    check: Callable[[Config], object],
+    errors: tuple[type[Exception], ...],
+    argv: list[str] | None = None,
+) -> int:
+    """:func:`daemon_main`, after ``check`` has read the daemon's own knobs from its config.
+
+    A knob the daemon cannot use (``check`` raises one of ``errors``) is reported on stderr
+    as ``<daemon>: <problem>`` and the process exits 2 before it serves anything; the
+    master logs that the daemon failed to start. Config errors are left to daemon_main.
+    """
+    argv = sys.argv[1:] if argv is None else argv
+    name = subsystem.lower()
+    args, _ = build_parser(name).parse_known_args(argv)
+    try:
+        check(Config.load(args.config, subsystem=subsystem))
+    except ConfigError:
+        pass  # daemon_main reports config errors itself
+    except errors as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 2
+    return daemon_main(subsystem, factory, argv)
