@@ -19,6 +19,7 @@ from typing import Any
 import trio
 
 from condorsim.classad import ClassAd, ClassAdError
+from condorsim.config import KNOBS, Config
 from condorsim.jobs.codes import JobStatus
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
@@ -35,6 +36,21 @@ from .running import apply_shadow_ad, recover_after_restart, update_cron
 from .store import JobId, ScheddError, job_str
 
 QUEUE_COMMANDS = ("SUBMIT_JOBS", "ACT_ON_JOBS", "QEDIT", "QUERY_JOB_ADS", "QUERY_HISTORY")
+
+
+def submit_config(cfg: Config) -> dict[str, str]:
+    """The configuration condor_submit would read on this host: every knob set or defaulted.
+
+    condor_submit writes ScheddInterval, User (UID_DOMAIN), FileSystemDomain and its
+    defaults from the submit host's configuration; here the schedd translates the
+    description, so it hands over the pool's values (one UID_DOMAIN for the whole pool).
+    """
+    out: dict[str, str] = {}
+    for name in {k for k in KNOBS if "<" not in k} | set(cfg.names()):
+        value = cfg.get(name)
+        if value is not None:
+            out[name] = value
+    return out
 
 
 def _parse_job(text: str) -> JobId | None:
@@ -61,7 +77,7 @@ class Schedd:
         now = int(trio.current_time())
         spool = ctx.path("SPOOL", "spool")
         self.queue = JobQueue(spool, history=ctx.path("HISTORY", str(spool / "history")),
-                              tz=self.tz, super_users=supers,
+                              tz=self.tz, super_users=supers, submit_config=submit_config(cfg),
                               on_warning=lambda w: ctx.log.warning("user_log_failed", error=w))
         try:
             self.queue.open(now)
@@ -305,6 +321,7 @@ class Schedd:
             return m.QUERY_RESULT(ads=read_history(
                 q.history_path, msg.constraint, list(msg.projection), msg.limit, now))
         if isinstance(msg, (m.DC_RECONFIG, m.DC_RECONFIG_FULL)):
+            q.submit_config = submit_config(self.ctx.config)
             q.cron_cache.clear()
             self._refresh_schedd_interval()
             self._cron_all(now)

@@ -15,7 +15,7 @@ job leaves the queue when the shadow has exited (``shadow_exited`` in :mod:`.run
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,8 +71,11 @@ class JobQueue:
         super_users: Iterable[str] = ("root", "condor"),
         host: str = "<127.0.0.1:0>",
         on_warning: Callable[[str], None] | None = None,
+        submit_config: Mapping[str, str] | None = None,
     ) -> None:
         self.spool = spool
+        self.submit_config: Mapping[str, str] = submit_config or {}
+        """The configuration condor_submit reads (SCHEDD_INTERVAL, UID_DOMAIN, ...): the pool's."""
         self.store = JobStore(spool / "job_queue.log")
         self.history_path = history or spool / "history"
         self.super_users = {u.strip() for u in super_users if u.strip()}
@@ -157,7 +160,8 @@ class JobQueue:
         cluster = self.store.new_cluster()
         try:
             ads = list(Submit(text, source=source or "<submit>").jobs(
-                count=0, clusterid=cluster, qdate=now, owner=owner, iwd=iwd or None))
+                count=0, clusterid=cluster, qdate=now, owner=owner, iwd=iwd or None,
+                config=self.submit_config))
         except SubmitError as e:
             raise ScheddError(str(e)) from None
         if not ads:

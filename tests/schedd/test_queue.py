@@ -131,3 +131,20 @@ def test_periodic_policy_hold_remove_release() -> None:
                        ' PeriodicHoldSubCode = 7 ]')
     act = evaluate_periodic(ad, 1)
     assert act is not None and (act.reason, act.subcode) == ("x", 7)
+
+
+def test_submit_takes_the_pools_configuration_as_condor_submit_would(tmp_path: Path) -> None:
+    """ScheddInterval comes from SCHEDD_INTERVAL and User/FileSystemDomain from the pool's
+    UID_DOMAIN/FILESYSTEM_DOMAIN -- the same names the slots and submitter ads carry --
+    not from the host the simulator happens to run on."""
+    from condorsim.config import Config
+    from daemons.schedd.daemon import submit_config
+
+    cfg = Config.from_text("SCHEDD_INTERVAL = 60\nUID_DOMAIN = pool.example\n", subsystem="SCHEDD")
+    q = JobQueue(tmp_path / "spool", submit_config=submit_config(cfg))
+    q.open(T0)
+    sub = "executable = /bin/sleep\narguments = 60\ndeferral_time = 1767226000\nqueue\n"
+    q.submit("alice", sub, str(tmp_path), "job.sub", T0)
+    assert _v(q, (1, 0), "ScheddInterval") == 60
+    assert _v(q, (1, 0), "User") == "alice@pool.example"
+    assert _v(q, (1, 0), "FileSystemDomain") == "localhost"
