@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
 def _classad_eval(argv: list[str]) -> int:
     from condorsim.classad.tool import main as tool
 
-    return tool(argv)
+    return tool(argv, now=poolmod.pool_time())
 
 
 def _config_val(argv: list[str]) -> int:
@@ -147,10 +147,12 @@ def _up(argv: list[str]) -> int:
     log_dir = home / "log"
     for stale in log_dir.glob(".*_address"):
         stale.unlink()
+    start = time.time()
+    poolmod.write_clock(home, start, speed)
     with open(log_dir / "master.stderr", "ab") as err:
         proc = subprocess.Popen(
             [
-                sys.executable, "-m", "daemons.master", "--name", "master",
+                sys.executable, "-m", "daemons.master", "--name", "master", "--start", repr(start),
                 "--run-dir", str(home), "--config", str(config_path), "--clock", "wall",
                 "--speed", repr(speed), "--trace", str(home / "trace.jsonl"),
                 "--address-file", str(poolmod.address_file(home, "master")),
