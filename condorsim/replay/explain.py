@@ -6,8 +6,8 @@ Every daemon (and the replay driver) logs JSON lines to ``log/<Name>Log`` with a
 ``event`` name, ``sim_time`` and ``wall_time``. :func:`narrate` reads them all, keeps the
 records that tell a job's story (the events of :data:`STORY`, and any record naming a
 ``job``), orders them by simulated time (real time breaks ties: the order things happened
-in) and writes one sentence each, ``2026-01-01 00:01:00  negotiator matched 1.0 to
-slot1@exec1``. An event that is not in :data:`STORY` but names a job is shown as
+in) and writes one sentence each, ``2026-01-01 00:01:00  schedd takes the match of
+slot1@exec1 for 1.1``. An event that is not in :data:`STORY` but names a job is shown as
 ``<daemon>: <event> key=value ...``. docs/replay.md lists the events read.
 """
 
@@ -30,8 +30,10 @@ STORY: dict[str, str] = {
     # master
     "daemon_exited": "master: {daemon} exited (status {status}); restarting it in {restart_in}s",
     # negotiator
-    "matched": "negotiator matched {job} of {submitter} to {slot}",
+    "matched": "negotiator matched a request of {submitter} (autocluster {autocluster}, "
+               "request {request_count}, represented by {request}) to {slot}",
     # schedd
+    "match_received": "schedd takes the match of {slot} for {job}",
     "claimed": "schedd claimed a slot for {job}",
     "claim_refused": "schedd: the startd refused the claim for {job}: {reason}",
     "submitted": "schedd queued cluster {cluster} ({procs} jobs)",
@@ -85,8 +87,6 @@ def sentence(record: Mapping[str, Any]) -> str | None:
     if event == "scenario_action":
         fields["target"] = record.get("job") or record.get("constraint") or \
             record.get("target") or "every daemon"
-    if event == "matched" and "job" not in record:
-        fields["job"] = "a request"
     template = STORY.get(event)
     if template is not None:
         return template.format_map(fields)

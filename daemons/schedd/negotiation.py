@@ -97,6 +97,10 @@ class Negotiations:
             if job in session.taken or job not in q.jobs or q.status(job) != JobStatus.IDLE:
                 continue
             session.taken.add(job)
+            slot = msg.slot_ad.evaluate("Name")
+            self.log.info("match_received", job=f"{job[0]}.{job[1]}",
+                          slot=slot if isinstance(slot, str) else "?",
+                          request=f"{req.jobs[0][0]}.{req.jobs[0][1]}")
             self.matched(job, msg.claim_id, msg.slot_ad, now)
             return None
         self.log.info("match_unused", claim=msg.claim_id.split("#", 1)[0])
