@@ -153,6 +153,7 @@ def _up(argv: list[str]) -> int:
         proc = subprocess.Popen(
             [
                 sys.executable, "-m", "daemons.master", "--name", "master", "--start", repr(start),
+                "--wall-origin", repr(start),
                 "--run-dir", str(home), "--config", str(config_path), "--clock", "wall",
                 "--speed", repr(speed), "--trace", str(home / "trace.jsonl"),
                 "--address-file", str(poolmod.address_file(home, "master")),
