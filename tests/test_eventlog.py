@@ -27,6 +27,7 @@ from condorsim.eventlog import (
     EventLogWriter,
     ResourceUsage,
     Rusage,
+    ToE,
     parse_events,
     read_events,
 )
@@ -106,6 +107,7 @@ def write_every_event(writer: EventLogWriter) -> None:
             ResourceUsage("Disk", 35, 35, 1024),
             ResourceUsage("Memory", 3, 128, 128),
         ],
+        toe=ToE(when=t + 150, exit_by_signal=False, exit_value=3),
     )
     writer.aborted(2, 0, t + 190, "via condor_rm (by user alice)")
     writer.grid_submit(3, 0, t + 240, "condor remote.example.com remote.example.com", "17.0")
@@ -170,6 +172,8 @@ EVERY_EVENT: list[tuple[str, int, dict[str, Any]]] = [
             "Disk": 1024,
             "MemoryUsage": 3,
             "RequestMemory": 128,
+            "ToE": {"Who": "itself", "How": "OF_ITS_OWN_ACCORD", "HowCode": 0,
+                    "When": T0 + 150, "ExitBySignal": False, "ExitCode": 3},
         },
     ),
     ("JOB_ABORTED", 190, {"Reason": "via condor_rm (by user alice)"}),
