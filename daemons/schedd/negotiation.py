@@ -39,6 +39,10 @@ class Session:
     taken: set[JobId] = field(default_factory=set)
 
 
+SCHEDD_RUNS = (7, 12)
+"""Scheduler and local universe jobs: the schedd runs them itself, never negotiates for them."""
+
+
 class Negotiations:
     def __init__(self, queue: JobQueue, *,
                  matched: Callable[[JobId, str, ClassAd, int], None],
@@ -65,6 +69,7 @@ class Negotiations:
                 j for j, ad in q.jobs.items()
                 if ad.evaluate("Owner") == owner and q.status(j) == JobStatus.IDLE
                 and j not in q.has_shadow and not self.is_pending(j)
+                and ad.evaluate("JobUniverse") not in SCHEDD_RUNS
             ]
             session.pending = self.autoclusters.requests(q.jobs, eligible, session.attrs)
             return None
