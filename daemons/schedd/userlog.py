@@ -9,22 +9,11 @@ and carries on), never raised.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 from condorsim.classad import ClassAd
 from condorsim.eventlog import EventLogError, EventLogWriter, Rusage
-
-
-def user_log_path(ad: ClassAd) -> str | None:
-    """Where the job's user event log is, or None."""
-    log = ad.evaluate("UserLog")
-    if not isinstance(log, str) or not log:
-        return None
-    if os.path.isabs(log):
-        return log
-    iwd = ad.evaluate("Iwd")
-    return os.path.join(iwd if isinstance(iwd, str) else "", log)
+from condorsim.eventlog.joblog import user_log_path
 
 
 class UserLogs:
