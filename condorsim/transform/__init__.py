@@ -7,7 +7,8 @@ Public API::
     result = apply(xform, ad, now=..., config=cfg.get_raw)
     result.ok, result.ad, result.error, result.messages, result.steps
     result = apply_all([pre, route, post], ad, now=...)   # as the schedd and the router do
-    convert_old_route(route_text, defaults_text, name=...)  # old ClassAd route syntax
+    declared_macros(xform)                   # the macros a route declares (MaxJobs ...)
+    convert_route_ad(defaults_ad(...) + route ad, name)   # the old ClassAd route syntax
 
 A transform is parsed once (:func:`parse_transform`, which raises
 :class:`TransformError` naming the source, the line and what is wrong) and applied as
@@ -17,7 +18,8 @@ docs/router.md for the language, and where condorsim differs from HTCondor.
 
 from __future__ import annotations
 
-from ._apply import Result, apply, apply_all
+from ._apply import Result, apply, apply_all, declared_macros
+from ._convert import ConvertedRoute, convert_route_ad, defaults_ad, split_route_ads
 from ._errors import TransformError
 from ._macros import BASIC_DEFAULTS, TransformMacros
 from ._parse import KEYWORDS, is_attribute_name, parse_transform
@@ -29,6 +31,7 @@ __all__ = [
     "Assign",
     "Command",
     "Conditional",
+    "ConvertedRoute",
     "Message",
     "Result",
     "Statement",
@@ -37,6 +40,10 @@ __all__ = [
     "TransformMacros",
     "apply",
     "apply_all",
+    "convert_route_ad",
+    "declared_macros",
+    "defaults_ad",
     "is_attribute_name",
     "parse_transform",
+    "split_route_ads",
 ]

@@ -31,11 +31,12 @@ from condorsim.config._conditions import ConditionError
 from condorsim.config._macros import is_valid_name
 from condorsim.submit._macros import MacroError
 
+from ._errors import TransformError
 from ._macros import TransformMacros, test_condition, value_text
 from ._parse import is_attribute_name, parse_expr_old
 from ._program import Assign, Command, Conditional, Message, Statement, Transform
 
-__all__ = ["Result", "apply", "apply_all"]
+__all__ = ["Result", "apply", "apply_all", "declared_macros"]
 
 
 @dataclass
@@ -49,6 +50,16 @@ class Result:
     messages: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)
     applied: list[str] = field(default_factory=list)
+
+    def absorb(self, step: Result, name: str = "") -> None:
+        """Take over the outcome of a transform applied after the ones so far."""
+        self.ad, self.macros = step.ad, step.macros
+        self.messages += step.messages
+        self.steps += step.steps
+        self.applied += step.applied
+        if not step.ok:
+            self.ok = False
+            self.error = f"{name}: {step.error}" if name else step.error
 
 
 class _Fail(Exception):
@@ -81,6 +92,25 @@ def apply(
     return result
 
 
+def declared_macros(transform: Transform, macros: TransformMacros | None = None) -> TransformMacros:
+    """The macros ``transform`` declares before it touches any ad, as HTCondor's
+    ``ValidateXForm`` collects them for the router's special macros (``MaxJobs`` ...):
+    assignments run and ``if`` conditions are decided with no ad (``defined MY.x`` is
+    false); commands do nothing. Raises :class:`TransformError` when a condition cannot
+    be decided or an ``error :`` line is reached."""
+    table = macros.copy() if macros is not None else TransformMacros.create()
+    table.ad = None
+    result = Result(ad=ClassAd(), macros=table)
+    runner = _Runner(result, EvalContext(), 0, declare_only=True)
+    try:
+        runner.block(transform.body)
+    except _Fail as exc:
+        raise TransformError(str(exc), transform.source) from None
+    except (MacroError, RecursionError) as exc:
+        raise TransformError(str(exc) or "macro expansion failed", transform.source) from None
+    return table
+
+
 def apply_all(
     transforms: Iterable[Transform],
     ad: ClassAd,
@@ -95,21 +125,18 @@ def apply_all(
     for transform in transforms:
         if not transform.matches(result.ad, now):
             continue
-        step = apply(transform, result.ad, macros=result.macros, now=now)
-        result.ad, result.macros = step.ad, step.macros
-        result.messages += step.messages
-        result.steps += step.steps
-        result.applied += step.applied
-        if not step.ok:
-            result.ok = False
-            result.error = f"{transform.name}: {step.error}" if transform.name else step.error
+        result.absorb(apply(transform, result.ad, macros=result.macros, now=now), transform.name)
+        if not result.ok:
             break
     result.macros.ad = None
     return result
 
 
 class _Runner:
-    def __init__(self, result: Result, ctx: EvalContext, now: int) -> None:
+    def __init__(
+        self, result: Result, ctx: EvalContext, now: int, declare_only: bool = False
+    ) -> None:
+        self.declare_only = declare_only
         self.result = result
         self.ad = result.ad
         self.macros = result.macros
@@ -129,7 +156,8 @@ class _Runner:
             elif isinstance(statement, Conditional):
                 self.conditional(statement)
             elif isinstance(statement, Command):
-                self.command(statement)
+                if not self.declare_only:
+                    self.command(statement)
             elif isinstance(statement, Message):
                 self.message(statement)
 
