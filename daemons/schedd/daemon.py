@@ -23,6 +23,7 @@ from condorsim.config import KNOBS, Config
 from condorsim.jobs.codes import JobStatus, Universe
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.transform import JobTransforms
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
@@ -92,6 +93,7 @@ class Schedd:
             raise
         for w in self.queue.store.warnings:
             ctx.log.warning("job_queue_warning", warning=w)
+        self._load_transforms()
         recovery = recover_after_restart(self.queue, now)
         for job in recovery.requeued:
             ctx.log.info("job_requeued_after_restart", job=job_str(job))
@@ -122,6 +124,16 @@ class Schedd:
                 task_status.started(self.address)
         finally:
             self.queue.store.close()
+
+    def _load_transforms(self) -> None:
+        """JOB_TRANSFORM_NAMES (a transform that does not parse is logged and left out)."""
+        assert self.queue is not None
+        transforms = JobTransforms.from_config(self.ctx.config)
+        for error in transforms.errors:
+            self.ctx.log.error("job_transform_invalid", error=str(error))
+        for note in transforms.notes:
+            self.ctx.log.warning("job_transform_ignored", note=note)
+        self.queue.transforms = transforms
 
     def poke(self) -> None:
         """The queue changed: the collector update comes soon."""
@@ -456,6 +468,7 @@ class Schedd:
         if isinstance(msg, (m.DC_RECONFIG, m.DC_RECONFIG_FULL)):
             q.submit_config = submit_config(self.ctx.config)
             q.cron_cache.clear()
+            self._load_transforms()
             self._refresh_schedd_interval()
             self._cron_all(now)
             return None

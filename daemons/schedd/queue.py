@@ -23,6 +23,7 @@ from typing import Any
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, ExprTree, parse_expr
 from condorsim.jobs.codes import HOLD_REASON_NAMES, HoldCode, JobStatus
 from condorsim.submit import Submit, SubmitError
+from condorsim.transform import FAILED_TRANSFORM, JobTransforms
 
 from .history import append_history, project
 from .store import JobId, JobStore, ScheddError, job_str
@@ -87,6 +88,8 @@ class JobQueue:
         self.changed = False
         """Set whenever the queue changes (the runner clears it after a collector update)."""
         self.on_leave: list[Callable[[JobId], None]] = []
+        self.transforms = JobTransforms()
+        """JOB_TRANSFORM_NAMES: applied to every submitted job (the runner sets them)."""
 
     # -- loading
 
@@ -166,11 +169,20 @@ class JobQueue:
             raise ScheddError(str(e)) from None
         if not ads:
             raise ScheddError("no jobs queued")
+        if self.transforms:
+            ads = [self._transformed(ad, now) for ad in ads]
         ids = self.store.add_cluster(cluster, ads)
         for job in ids:
             self.userlogs.submit(self.jobs[job], now)
         self.changed = True
         return ids
+
+    def _transformed(self, ad: ClassAd, now: int) -> ClassAd:
+        """The job after JOB_TRANSFORM_NAMES; a transform that fails refuses the submission."""
+        result = self.transforms.apply(ad, now=now)
+        if not result.ok:
+            raise ScheddError(f"{FAILED_TRANSFORM} ({result.error})")
+        return result.ad
 
     # -- status changes
 
