@@ -642,3 +642,53 @@ class STARTER_HOLD(Message):
 @message("STARTER_REMOVE")
 class STARTER_REMOVE(Message):
     job: str
+
+
+# Job router -> schedd: the queue management (qmgmt) operations of HTCondor's
+# condor_job_router/submit_job.cpp, each done by the schedd in one transaction.
+
+
+@message("QMGMT_CLAIM_JOB")
+class QMGMT_CLAIM_JOB(Message):
+    """claim_job: if the job is Idle and Managed is missing or "Schedd", set Managed =
+    "External" and ManagedManager = ``manager``. Reply QMGMT_RESULT (code ok/busy/error)."""
+
+    job: str
+    manager: str
+
+
+@message("QMGMT_YIELD_JOB")
+class QMGMT_YIELD_JOB(Message):
+    """yield_job: hand a job back (Managed "Schedd", or "ScheddDone" when ``done``).
+    Reply QMGMT_RESULT (code ok/stop/error)."""
+
+    job: str
+    manager: str
+    done: bool
+    release_on_hold: bool
+
+
+@message("QMGMT_SUBMIT_AD")
+class QMGMT_SUBMIT_AD(Message):
+    """submit_job: a new cluster of one proc from a whole job ad, as ``owner``.
+    Reply SUBMIT_RESULT or FAILED."""
+
+    owner: str
+    ad: ClassAd
+
+
+@message("QMGMT_SET_ATTRIBUTES")
+class QMGMT_SET_ATTRIBUTES(Message):
+    """push_dirty_attributes: set (and delete) attributes of one job; a JobStatus change
+    never moves a job away from Removed or Completed. Reply QMGMT_RESULT."""
+
+    job: str
+    ad: ClassAd
+    delete: list[str]
+
+
+@message("QMGMT_RESULT")
+class QMGMT_RESULT(Message):
+    ok: bool
+    code: str
+    reason: str

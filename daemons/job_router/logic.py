@@ -71,15 +71,15 @@ class RouteLike(Protocol):
         """The route's REQUIREMENTS as text ("" when it has none), for the umbrella."""
         ...
 
-    def matches(self, job: ClassAd) -> bool:
+    def matches(self, job: ClassAd, now: int) -> bool:
         """REQUIREMENTS against the untransformed job (MY = the job, no TARGET)."""
         ...
 
-    def edit_job_in_place(self, job: ClassAd) -> bool: ...
+    def edit_job_in_place(self, job: ClassAd, now: int) -> bool: ...
 
-    def job_failure_test(self, job: ClassAd) -> bool: ...
+    def job_failure_test(self, job: ClassAd, now: int) -> bool: ...
 
-    def make_copy(self, job: ClassAd) -> ClassAd:
+    def make_copy(self, job: ClassAd, now: int) -> ClassAd:
         """The routed copy (vanilla->grid, pre-route, route and post-route transforms) or,
         for EditJobInPlace, the edited job; raises RouteError when a transform fails."""
         ...
@@ -349,25 +349,25 @@ class JobRouterLogic:
                     continue
             except ClassAdError:
                 continue
-            route, all_full = self._choose_route(ad)
+            route, all_full = self._choose_route(ad, now)
             if route is None:
                 if all_full:
                     return
                 continue
             job = RoutedJob(src=src, route=route.name, phase=Phase.UNCLAIMED,
                             src_copy=WorkingCopy(ad))
-            job.edit_in_place = route.edit_job_in_place(ad)
+            job.edit_in_place = route.edit_job_in_place(ad, now)
             self.jobs[src] = job
             self.log("candidate", job=job.desc)
 
-    def _choose_route(self, ad: ClassAd) -> tuple[RouteLike | None, bool]:
+    def _choose_route(self, ad: ClassAd, now: int) -> tuple[RouteLike | None, bool]:
         matches: list[RouteLike] = []
         all_full = True
         for route in self.table.routes:
             if not self.stats[route.name].accepting():
                 continue
             all_full = False
-            if route.matches(ad):
+            if route.matches(ad, now):
                 matches.append(route)
             if not self.table.round_robin and matches:
                 break
@@ -410,7 +410,7 @@ class JobRouterLogic:
             return
         src_ad = job.src_copy.ad
         try:
-            made = route.make_copy(src_ad)
+            made = route.make_copy(src_ad, now)
         except RouteError as e:
             self.log("route_failed", job=job.desc, error=str(e))
             self._remove(job)
@@ -520,7 +520,7 @@ class JobRouterLogic:
             self.userlogs.terminated(job.src_copy.ad, now)
             job.is_done = True
             route = self.route(job.route)
-            job.is_success = route is None or not route.job_failure_test(job.src_copy.ad)
+            job.is_success = route is None or not route.job_failure_test(job.src_copy.ad, now)
             self.log("finalized", job=job.desc, success=job.is_success)
         self._remove(job)
 

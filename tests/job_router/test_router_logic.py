@@ -42,19 +42,19 @@ class FakeRoute:
     def requirements_text(self) -> str:
         return "WantJobRouter is true"
 
-    def matches(self, job: ClassAd) -> bool:
+    def matches(self, job: ClassAd, now: int) -> bool:
         return job.evaluate("WantJobRouter") is True
 
-    def edit_job_in_place(self, job: ClassAd) -> bool:
+    def edit_job_in_place(self, job: ClassAd, now: int) -> bool:
         return self.in_place
 
-    def job_failure_test(self, job: ClassAd) -> bool:
+    def job_failure_test(self, job: ClassAd, now: int) -> bool:
         if not self.failure_test:
             return False
         return ClassAd({"X": __import__("condorsim.classad").classad.parse_expr(
             self.failure_test)}).evaluate("X", my=job) is True
 
-    def make_copy(self, job: ClassAd) -> ClassAd:
+    def make_copy(self, job: ClassAd, now: int) -> ClassAd:
         copy = job.copy()
         if self.in_place:
             copy["Routed"] = True
