@@ -109,6 +109,18 @@ def _jobs_command(name: str) -> Callable[[list[str]], int]:
     return run
 
 
+def _router_q(argv: list[str]) -> int:
+    from condorsim.tools.router import router_q_main
+
+    return router_q_main(argv)
+
+
+def _router_history(argv: list[str]) -> int:
+    from condorsim.tools.router import router_history_main
+
+    return router_history_main(argv)
+
+
 def _replay(argv: list[str]) -> int:
     from condorsim.tools.replay import main as tool
 
@@ -246,6 +258,8 @@ COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "suspend": (_jobs_command("suspend"), "suspend running jobs, like condor_suspend"),
     "continue": (_jobs_command("continue"), "continue suspended jobs, like condor_continue"),
     "vacate": (_jobs_command("vacate"), "vacate running jobs, like condor_vacate_job"),
+    "router_q": (_router_q, "routed jobs, like condor_router_q (-S summarizes per route)"),
+    "router_history": (_router_history, "routed jobs' history, like condor_router_history"),
     "replay": (_replay, "replay a scenario file and check its expectations"),
     "trace": (_trace, "one job's ClassAd flow from a run's message trace"),
 }
