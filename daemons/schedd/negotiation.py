@@ -20,6 +20,7 @@ from typing import Any
 
 from condorsim.classad import ClassAd
 from condorsim.jobs.codes import JobStatus
+from condorsim.jobs.managed import is_grid
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
@@ -64,7 +65,7 @@ class Negotiations:
             eligible = [
                 j for j, ad in q.jobs.items()
                 if ad.evaluate("Owner") == owner and q.status(j) == JobStatus.IDLE
-                and j not in q.has_shadow and not self.is_pending(j)
+                and j not in q.has_shadow and not self.is_pending(j) and not is_grid(ad)
             ]
             session.pending = self.autoclusters.requests(q.jobs, eligible, session.attrs)
             return None
