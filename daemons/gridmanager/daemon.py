@@ -29,7 +29,6 @@ site (UPDATE_GRID_AD), at start and every GRIDMANAGER_COLLECTOR_UPDATE_INTERVAL.
 from __future__ import annotations
 
 import json
-import math
 import os
 from typing import Any
 
@@ -50,12 +49,6 @@ from .sites import read_sites
 PEER_ERRORS = (OSError, ConnectionClosed, ProtocolError, trio.BrokenResourceError,
                trio.ClosedResourceError, trio.EndOfChannel)
 STATE_FILE = "grid_sites.json"
-GRID = f"JobUniverse == {9}"
-# doContactSchedd's queries (ScheddJobConstraint is every grid job of the schedd here).
-ADOPT_FIRST = f'{GRID} && Managed =!= "ScheddDone" && (JobStatus != 5 || Managed =?= "External")'
-ADOPT_NEW = f'{GRID} && Managed =!= "ScheddDone" && JobStatus != 5 && Managed =!= "External"'
-STOPPED = (f'{GRID} && Managed =!= "ScheddDone" && (JobStatus == 3 || JobStatus == 4 || '
-           f'(JobStatus == 5 && Managed =?= "External"))')
 
 
 class Gridmanager:
@@ -64,9 +57,6 @@ class Gridmanager:
         self._schedd_given = schedd_addr is not None
         self._notes: list[Message] = []
         self._wakeup = trio.Event()
-        self._add_signaled = False
-        self._first_contact = True
-        self._last_contact = -math.inf
         self.logic: GridManager | None = None
 
     # -- life cycle -----------------------------------------------------------------------
@@ -80,8 +70,8 @@ class Gridmanager:
             default_runtime=cfg.get_int("SIM_DEFAULT_RUNTIME", 600),
             probe_interval=cfg.get_int("GRIDMANAGER_JOB_PROBE_INTERVAL", 60),
             ping_interval=cfg.get_int("GRIDMANAGER_RESOURCE_PROBE_INTERVAL", 300),
-            policy_interval=cfg.get_int("PERIODIC_EXPR_INTERVAL", 60))
-        self._contact_delay = cfg.get_int("GRIDMANAGER_CONTACT_SCHEDD_DELAY", 5)
+            policy_interval=cfg.get_int("PERIODIC_EXPR_INTERVAL", 60),
+            contact_delay=cfg.get_int("GRIDMANAGER_CONTACT_SCHEDD_DELAY", 5))
         self._ad_interval = cfg.get_int("GRIDMANAGER_COLLECTOR_UPDATE_INTERVAL", 300)
         self._tz = cfg.get("SIM_TIMEZONE") or "UTC"
         self._log_format = cfg.get("DEFAULT_USERLOG_FORMAT_OPTIONS") or "iso"
@@ -129,7 +119,7 @@ class Gridmanager:
             return  # knobs are read at start
         if isinstance(msg, m.GRIDMAN_ADD_JOBS | m.GRIDMAN_REMOVE_JOBS):
             self.ctx.log.info("signaled", cmd=msg.command)
-            self._add_signaled = True  # as HTCondor: a removal is looked for as an addition
+            self.logic.signaled()  # as HTCondor: a removal is looked for as an addition too
             self._wakeup.set()
             return
         if isinstance(msg, m.UPDATE_JOBAD):
@@ -148,20 +138,10 @@ class Gridmanager:
         await conn.send(m.FAILED(reason=f"the gridmanager does not take {msg.command}"))
 
     # -- the main loop --------------------------------------------------------------------
-    def _contact_wanted(self) -> bool:
-        assert self.logic is not None
-        return self._first_contact or self._add_signaled or bool(self.logic.pushes())
-
-    def _deadline(self) -> float:
-        assert self.logic is not None
-        due = self.logic.next_deadline()
-        if self._contact_wanted():
-            due = min(due, self._last_contact + self._contact_delay)
-        return due
-
     async def _main(self) -> None:
         while True:
-            with trio.move_on_at(self._deadline()):
+            assert self.logic is not None
+            with trio.move_on_at(self.logic.next_deadline()):
                 await self._wakeup.wait()
             self._wakeup = trio.Event()
             instant_over = trio.Event()
@@ -186,7 +166,7 @@ class Gridmanager:
         logic.tick(now)
         logic.evaluate_all(now)
         self._flush()
-        if self._contact_wanted() and now >= self._last_contact + self._contact_delay:
+        if now >= logic.contact_due():
             await self._contact(now)
             logic.evaluate_all(now)
             self._flush()
@@ -203,20 +183,17 @@ class Gridmanager:
         """doContactSchedd: adopt, learn of holds and removals, push the changes."""
         logic = self.logic
         assert logic is not None
-        self._last_contact = now
+        adopt, stopped = logic.contact_queries(now)
         address = await self._schedd()
         if address is None:
             return
         try:
             async with await self.ctx.connect(address, "schedd") as conn:
-                if self._first_contact or self._add_signaled:
-                    query = ADOPT_FIRST if self._first_contact else ADOPT_NEW
-                    taken = logic.adopt(await self._query(conn, query), now)
+                if adopt is not None:
+                    taken = logic.adopt(await self._query(conn, adopt), now)
                     if taken:
                         self.ctx.log.info("jobs_adopted", jobs=taken)
-                unknown_removed = logic.from_schedd(await self._query(conn, STOPPED), now)
-                self._first_contact = False
-                self._add_signaled = unknown_removed
+                logic.contact_done(logic.from_schedd(await self._query(conn, stopped), now))
                 pushed: list[GridJob] = []
                 try:
                     for job in logic.pushes():

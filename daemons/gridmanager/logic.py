@@ -4,6 +4,8 @@ How this works
 --------------
 :class:`GridManager` is fed what the runner learns and returns what to do:
 
+* :meth:`~GridManager.contact_due`, :meth:`~GridManager.contact_queries`,
+  :meth:`~GridManager.contact_done` -- when the runner contacts the schedd and what it asks.
 * :meth:`~GridManager.adopt` -- the schedd's grid jobs the gridmanager does not manage yet
   (the "AddJobs" query of ``doContactSchedd``): each becomes a :class:`~.job.GridJob` with
   ``Managed = "External"``. The first contact also takes back jobs that were ``External``
@@ -42,6 +44,14 @@ from .machine import evaluate, with_current_run
 from .site import REMOVED, RemoteJob, Site, SiteSpec
 from .sites import site_for
 
+GRID = "JobUniverse == 9"
+# doContactSchedd's queries (its ScheddJobConstraint is here every grid job of the schedd):
+# the first takes back the jobs a previous gridmanager managed, the next only new ones.
+ADOPT_FIRST = f'{GRID} && Managed =!= "ScheddDone" && (JobStatus != 5 || Managed =?= "External")'
+ADOPT_NEW = f'{GRID} && Managed =!= "ScheddDone" && JobStatus != 5 && Managed =!= "External"'
+STOPPED = (f'{GRID} && Managed =!= "ScheddDone" && (JobStatus == 3 || JobStatus == 4 || '
+           f'(JobStatus == 5 && Managed =?= "External"))')
+
 
 @dataclass
 class Resource:
@@ -65,6 +75,7 @@ class Settings:
     probe_interval: float = 60.0  # GRIDMANAGER_JOB_PROBE_INTERVAL
     ping_interval: float = 300.0  # GRIDMANAGER_RESOURCE_PROBE_INTERVAL
     policy_interval: float = 60.0  # PERIODIC_EXPR_INTERVAL (0: none)
+    contact_delay: float = 5.0  # GRIDMANAGER_CONTACT_SCHEDD_DELAY
 
 
 class GridManager:
@@ -81,6 +92,32 @@ class GridManager:
         self.sites_changed = False
         self.next_policy = math.inf
         self.probe_interval = s.probe_interval
+        self.first_contact = True
+        self.add_signaled = False
+        self.last_contact = -math.inf
+
+    # -- contacting the schedd (doContactSchedd's bookkeeping) --------------------------------
+    def signaled(self) -> None:
+        """GRIDMAN_ADD_JOBS or GRIDMAN_REMOVE_JOBS: look at the queue at the next contact."""
+        self.add_signaled = True
+
+    def contact_due(self) -> float:
+        """When to contact the schedd: never without a reason, and not sooner than
+        GRIDMANAGER_CONTACT_SCHEDD_DELAY after the last contact."""
+        if self.first_contact or self.add_signaled or self.pushes():
+            return self.last_contact + self.settings.contact_delay
+        return math.inf
+
+    def contact_queries(self, now: float) -> tuple[str | None, str]:
+        """A contact starts: (the query for jobs to adopt, if any; the one for stopped jobs)."""
+        self.last_contact = now
+        adopt = ADOPT_FIRST if self.first_contact else ADOPT_NEW if self.add_signaled else None
+        return adopt, STOPPED
+
+    def contact_done(self, unknown_removed: bool) -> None:
+        """The queries were answered (what they found went to adopt and from_schedd)."""
+        self.first_contact = False
+        self.add_signaled = unknown_removed
 
     # -- the schedd's jobs --------------------------------------------------------------------
     def adopt(self, ads: list[ClassAd], now: float) -> list[str]:
@@ -174,8 +211,9 @@ class GridManager:
             self._log(job, evaluate(job, self, now))
 
     def next_deadline(self) -> float:
-        """The next time something is due: a site's step, a poll, a ping, the policy."""
-        due = [self.next_policy]
+        """The next time something is due: a contact, a site's step, a poll, a ping, the
+        policy."""
+        due = [self.next_policy, self.contact_due()]
         for resource in self.resources.values():
             step = resource.site.next_due()
             if step is not None:

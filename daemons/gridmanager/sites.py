@@ -105,6 +105,13 @@ def parse_sites(text: str) -> list[SiteSpec]:
     return specs
 
 
+def _shown(ad: ClassAd, name: str) -> str:
+    value = ad.evaluate(name)
+    if type(value) in (int, float):
+        return str(value)
+    return str(ad.lookup(name))
+
+
 def _spec(n: int, ad: ClassAd) -> SiteSpec:
     where = f"{KNOB}: site {n}"
     for name in ad:
@@ -119,15 +126,15 @@ def _spec(n: int, ad: ClassAd) -> SiteSpec:
     slots = ad.evaluate("Slots") if "Slots" in ad else 1
     if type(slots) is not int or slots < 1:
         raise SiteConfigError(f"{where} ({resource}): Slots must be an integer >= 1, "
-                              f"found {ad.lookup('Slots')}")
+                              f"found {_shown(ad, 'Slots')}")
     delay = ad.evaluate("StartDelay") if "StartDelay" in ad else 0
     if type(delay) not in (int, float) or delay < 0:
         raise SiteConfigError(f"{where} ({resource}): StartDelay must be a number of "
-                              f"seconds >= 0, found {ad.lookup('StartDelay')}")
+                              f"seconds >= 0, found {_shown(ad, 'StartDelay')}")
     rate = ad.evaluate("FailureRate") if "FailureRate" in ad else 0.0
     if type(rate) not in (int, float) or not 0 <= rate <= 1:
         raise SiteConfigError(f"{where} ({resource}): FailureRate must be a number from 0 "
-                              f"to 1, found {ad.lookup('FailureRate')}")
+                              f"to 1, found {_shown(ad, 'FailureRate')}")
     return SiteSpec(resource, slots, float(delay), float(rate))
 
 
