@@ -95,11 +95,13 @@ class GridManager:
         self.first_contact = True
         self.add_signaled = False
         self.last_contact = -math.inf
+        self._signals = self._signals_asked = 0  # signals received / before the last contact
 
     # -- contacting the schedd (doContactSchedd's bookkeeping) --------------------------------
     def signaled(self) -> None:
         """GRIDMAN_ADD_JOBS or GRIDMAN_REMOVE_JOBS: look at the queue at the next contact."""
         self.add_signaled = True
+        self._signals += 1
 
     def contact_due(self) -> float:
         """When to contact the schedd: never without a reason, and not sooner than
@@ -111,13 +113,15 @@ class GridManager:
     def contact_queries(self, now: float) -> tuple[str | None, str]:
         """A contact starts: (the query for jobs to adopt, if any; the one for stopped jobs)."""
         self.last_contact = now
+        self._signals_asked = self._signals
         adopt = ADOPT_FIRST if self.first_contact else ADOPT_NEW if self.add_signaled else None
         return adopt, STOPPED
 
     def contact_done(self, unknown_removed: bool) -> None:
-        """The queries were answered (what they found went to adopt and from_schedd)."""
+        """The queries were answered (what they found went to adopt and from_schedd); a
+        signal that came during the contact is kept for the next one."""
         self.first_contact = False
-        self.add_signaled = unknown_removed
+        self.add_signaled = unknown_removed or self._signals != self._signals_asked
 
     # -- the schedd's jobs --------------------------------------------------------------------
     def adopt(self, ads: list[ClassAd], now: float) -> list[str]:

@@ -23,6 +23,7 @@ from condorsim.wire import messages as m
 from daemons.collector.daemon import Collector
 from daemons.gridmanager.daemon import Gridmanager
 from daemons.negotiator.daemon import Negotiator
+from daemons.schedd.history import read_history
 from daemons.schedd.daemon import Schedd
 from daemons.shadow.daemon import Shadow
 from daemons.startd.daemon import Startd
@@ -127,7 +128,7 @@ async def test_grid_jobs_run_at_their_sites_and_vanilla_jobs_on_the_pool(
     assert [e[1] for e in events["1.2"]][2] >= 640  # it waited for a slot of the site
     assert [e[0] for e in events["3.0"]][:2] == ["SUBMIT", "EXECUTE"]  # the vanilla job
     assert events["3.0"][1][2]["ExecuteHost"] != "batch slurm"
-    jobs = await _jobs_after(tmp_path)
+    jobs = _history(tmp_path)
     for job in ("1.0", "1.1", "1.2", "2.0"):
         ad = jobs[job]
         assert ad.evaluate("JobStatus") == 4 and ad.evaluate("Managed") == "ScheddDone"
@@ -137,9 +138,8 @@ async def test_grid_jobs_run_at_their_sites_and_vanilla_jobs_on_the_pool(
         assert ad.lookup("RemoteHost") is None and ad.lookup("ClaimId") is None
 
 
-async def _jobs_after(tmp_path: Path) -> dict[str, ClassAd]:
+def _history(tmp_path: Path) -> dict[str, ClassAd]:
     """The history file, read as condor_history reads it."""
-    from daemons.schedd.history import read_history
     out = {}
     for ad in read_history(tmp_path / "spool" / "history", "", [], 0, 0):
         out[f"{ad.evaluate('ClusterId')}.{ad.evaluate('ProcId')}"] = ad
@@ -181,7 +181,7 @@ async def test_hold_release_remove_and_an_outage_as_the_user_log_shows_them(
         "SUBMIT", "GRID_SUBMIT", "EXECUTE", "GRID_RESOURCE_DOWN", "GRID_RESOURCE_UP",
         "JOB_TERMINATED"]
     assert events["2.0"][3][2]["GridResource"] == "batch pbs"
-    history = await _jobs_after(tmp_path)
+    history = _history(tmp_path)
     assert history["1.1"].evaluate("JobStatus") == 3
     assert history["1.0"].evaluate("NumJobStarts") == 2
     # 2.0 ran 900 s at the site, from 10 to 300 and from 600 on: it ended at 1210
@@ -208,7 +208,7 @@ async def test_a_killed_gridmanager_or_schedd_loses_nothing_and_runs_nothing_twi
     for job in ("1.0", "1.1", "1.2"):
         assert [e[0] for e in events[job]] == ["SUBMIT", "GRID_SUBMIT", "EXECUTE",
                                                "JOB_TERMINATED"], job
-    history = await _jobs_after(tmp_path)
+    history = _history(tmp_path)
     assert sorted(history) == ["1.0", "1.1", "1.2"]
     assert all(ad.evaluate("NumJobStarts") == 1 for ad in history.values())
     assert len({ad.evaluate("GridJobId") for ad in history.values()}) == 3
