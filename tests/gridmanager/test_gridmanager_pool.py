@@ -23,8 +23,8 @@ from condorsim.wire import messages as m
 from daemons.collector.daemon import Collector
 from daemons.gridmanager.daemon import Gridmanager
 from daemons.negotiator.daemon import Negotiator
-from daemons.schedd.history import read_history
 from daemons.schedd.daemon import Schedd
+from daemons.schedd.history import read_history
 from daemons.shadow.daemon import Shadow
 from daemons.startd.daemon import Startd
 from daemons.starter.daemon import Starter
