@@ -21,6 +21,9 @@ MANAGED_EXTERNAL = "External"
 MANAGED_SCHEDD = "Schedd"
 MANAGED_DONE = "ScheddDone"
 
+NOT_IN_QUEUE = "no such job in the queue"
+"""The reason of the schedd's FAILED to a manager's update of a job that has left the queue."""
+
 
 def is_grid(ad: ClassAd) -> bool:
     """A grid-universe job."""

@@ -37,6 +37,7 @@ import trio
 from condorsim.classad import ClassAd
 from condorsim.eventlog import EventLogError, EventLogWriter, ResourceUsage, Rusage
 from condorsim.jobs.codes import JobStatus
+from condorsim.jobs.managed import NOT_IN_QUEUE
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
@@ -215,8 +216,11 @@ class Gridmanager:
         except PEER_ERRORS:
             job.dirty.update(ad.keys())
             raise
-        if isinstance(reply, m.FAILED):  # no such job (condor_rm -f), or refused: go on
+        if isinstance(reply, m.FAILED):  # refused: go on, as HTCondor's gridmanager
             self.ctx.log.warning("update_refused", job=job.id, reason=reply.reason)
+            if reply.reason.startswith(NOT_IN_QUEUE):
+                assert self.logic is not None
+                self.logic.vanished(job, trio.current_time())
 
     async def _query(self, conn: Conn, constraint: str) -> list[ClassAd]:
         reply = await conn.request(m.QUERY_JOB_ADS(constraint=constraint, projection=[]))

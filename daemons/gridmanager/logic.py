@@ -173,6 +173,16 @@ class GridManager:
                     resource.site.forget_sandbox(self.sandbox_id(job))
                     self.sites_changed = True
 
+    def vanished(self, job: GridJob, now: float) -> None:
+        """The job is not in the schedd's queue any more (a removal that crossed its
+        adoption): its remote job is cancelled and the job forgotten, with no event."""
+        if self.jobs.get(job.id) is not job:
+            return
+        self.cancel(job, now)
+        job.finished, job.destroy = True, False
+        job.dirty.clear()
+        self.committed([job], now)
+
     # -- time and sites -----------------------------------------------------------------------
     def tick(self, now: float) -> None:
         """Time is ``now``: sites, pings, the periodic policy (then everyone is evaluated)."""

@@ -21,7 +21,7 @@ import trio
 
 from condorsim.classad import ClassAd, ClassAdError
 from condorsim.jobs.codes import JobStatus
-from condorsim.jobs.managed import gridmanager_owns, is_grid
+from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
 from condorsim.wire import Message
@@ -345,7 +345,7 @@ class Schedd:
         if isinstance(msg, m.GRIDMAN_UPDATE):
             job = self._job(msg.job)
             if job not in q.jobs:
-                return m.FAILED(reason=f"no job {msg.job} in the queue")
+                return m.FAILED(reason=f"{NOT_IN_QUEUE}: {msg.job}")
             apply_gridmanager_update(q, job, msg.ad, msg.destroy, now)
             return m.OK()
         raise ScheddError(f"the schedd does not take {msg.command}")

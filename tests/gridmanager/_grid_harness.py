@@ -140,6 +140,8 @@ class Harness:
             key = (job.cluster, job.proc)
             if key in q.jobs:
                 apply_gridmanager_update(q, key, ad, job.finished and job.destroy, int(now))
+            else:  # the schedd's FAILED: not in the queue
+                logic.vanished(job, now)
         logic.committed(pushed, now)
 
 

@@ -230,3 +230,16 @@ def test_a_qedit_reaches_the_gridmanagers_policy_at_once(tmp_path: Path) -> None
     ad = h.ad("1.0")
     assert ad.evaluate("JobStatus") == 5 and ad.evaluate("HoldReasonCode") == 3
     assert h.kinds("1.0") == ["grid_submit", "execute", "held"]
+
+
+def test_a_job_removed_as_it_was_adopted_is_forgotten_and_never_submitted(
+        tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.run_until(0)
+    h.submit(grid_job(600))
+    h.logic.adopt(h.queue.query("true", [], T0), h.now)  # the adoption query has answered,
+    h.act("remove", "1.0")  # ... the user removes it before Managed = "External" is set
+    assert not h.in_queue("1.0") and schedd_events(tmp_path, "1.0") == ["SUBMIT", "JOB_ABORTED"]
+    h.run_until(600)
+    assert h.logic.jobs == {} and h.events == []
+    assert h.logic.resources["batch slurm"].site.jobs == {}
