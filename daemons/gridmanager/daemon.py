@@ -97,8 +97,14 @@ class Gridmanager:
             self.ctx.log.warning("grid_sites_state_unreadable", path=str(self._state_path),
                                  error=str(e))
             return
-        if isinstance(data, dict):
+        try:
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
             self.logic.load_state(data)
+        except (TypeError, ValueError, KeyError, AttributeError) as e:
+            self.ctx.log.warning("grid_sites_state_unusable", path=str(self._state_path),
+                                 error=str(e))
+            self.logic.load_state({name: {} for name in self.logic.resources})
 
     def _save_state(self) -> None:
         assert self.logic is not None

@@ -212,3 +212,18 @@ async def test_a_killed_gridmanager_or_schedd_loses_nothing_and_runs_nothing_twi
     assert sorted(history) == ["1.0", "1.1", "1.2"]
     assert all(ad.evaluate("NumJobStarts") == 1 for ad in history.values())
     assert len({ad.evaluate("GridJobId") for ad in history.values()}) == 3
+
+
+async def test_an_unusable_sites_state_file_is_reported_and_the_sites_start_empty(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
+    autojump_clock.jump(T0)
+    (tmp_path / "spool").mkdir()
+    (tmp_path / "spool" / "grid_sites.json").write_text('{"batch slurm": {"jobs": [{"x": 1}]}}')
+
+    async def script(pool: InProcessPool, _: dict[str, Killable]) -> None:
+        await _submit(pool, grid(300))
+        await trio.sleep_until(T0 + 1000)
+
+    await _run(tmp_path, script)
+    assert [e[0] for e in _events(tmp_path)["1.0"]] == ["SUBMIT", "GRID_SUBMIT", "EXECUTE",
+                                                        "JOB_TERMINATED"]
