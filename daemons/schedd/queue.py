@@ -22,7 +22,7 @@ from typing import Any
 
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, ExprTree, parse_expr
 from condorsim.jobs.codes import HOLD_REASON_NAMES, HoldCode, JobStatus
-from condorsim.jobs.managed import gridmanager_owns, managed_externally
+from condorsim.jobs.managed import gridmanager_owns
 from condorsim.submit import Submit, SubmitError
 
 from .history import append_history, project
@@ -209,7 +209,7 @@ class JobQueue:
         if old == JobStatus.REMOVED:
             extra["JobStatusOnRelease"] = int(JobStatus.REMOVED)
         self.set_status(job, JobStatus.HELD, now, extra, delete=("ReleaseReason",))
-        if not managed_externally(ad):  # else the gridmanager writes it (grid.py)
+        if not gridmanager_owns(ad):  # else the gridmanager writes it (grid.py)
             self.userlogs.held(ad, now, reason, code, subcode)
 
     def release(self, job: JobId, reason: str, now: int) -> None:
