@@ -330,6 +330,23 @@ def parse_grid_submit(body: list[str]) -> Fields:
     return fields
 
 
+def _parse_grid_resource(head: str) -> Callable[[list[str]], Fields]:
+    def parse(body: list[str]) -> Fields:
+        _first(body, head)
+        line = _line(body, 1, "GridResource")
+        if not line.startswith("    GridResource: "):
+            raise BodyError(1, "expected 'GridResource:'")
+        value = line[len("    GridResource: "):]
+        return {"GridResource": value} if value else {}
+    return parse
+
+
+parse_grid_resource_up = _parse_grid_resource("Grid Resource Back Up")
+"""025 GRID_RESOURCE_UP: GridResource."""
+parse_grid_resource_down = _parse_grid_resource("Detected Down Grid Resource")
+"""026 GRID_RESOURCE_DOWN: GridResource."""
+
+
 def parse_job_ad_information(body: list[str]) -> Fields:
     """028 JOB_AD_INFORMATION: one field per attribute (expression text)."""
     _first(body, "Job ad information event triggered.")
@@ -361,5 +378,7 @@ BODY_PARSERS: dict[str, Callable[[list[str]], Fields]] = {
     "JOB_HELD": parse_held,
     "JOB_RELEASED": parse_released,
     "GRID_SUBMIT": parse_grid_submit,
+    "GRID_RESOURCE_UP": parse_grid_resource_up,
+    "GRID_RESOURCE_DOWN": parse_grid_resource_down,
     "JOB_AD_INFORMATION": parse_job_ad_information,
 }

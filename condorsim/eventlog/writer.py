@@ -276,6 +276,18 @@ class EventLogWriter:
         )
         return self.write_event("GRID_SUBMIT", cluster, proc, t, body)
 
+    def grid_resource_up(self, cluster: int, proc: int, t: float, resource: str) -> str:
+        """025: `Grid Resource Back Up` with the job's GridResource."""
+        body = ("Grid Resource Back Up\n"
+                f"    GridResource: {_one_line('resource', resource) or 'UNKNOWN'}\n")
+        return self.write_event("GRID_RESOURCE_UP", cluster, proc, t, body)
+
+    def grid_resource_down(self, cluster: int, proc: int, t: float, resource: str) -> str:
+        """026: `Detected Down Grid Resource` with the job's GridResource."""
+        body = ("Detected Down Grid Resource\n"
+                f"    GridResource: {_one_line('resource', resource) or 'UNKNOWN'}\n")
+        return self.write_event("GRID_RESOURCE_DOWN", cluster, proc, t, body)
+
     def job_ad_information(
         self, cluster: int, proc: int, t: float, attrs: Mapping[str, str]
     ) -> str:

@@ -232,6 +232,12 @@ def _check_unique_names(ctx: FileContext, scenario: Scenario) -> None:
             raise ctx.error(f"[[site]] #{first} has the same resource", section="site",
                             index=site.index, key="resource", where=site.label,
                             field="resource")
+    for action in scenario.actions:
+        if action.site is not None and action.site not in resources:
+            known = ", ".join(f'"{r}"' for r in resources) or "none: add a [[site]]"
+            raise ctx.error(f'no [[site]] has resource "{action.site}" (sites: {known})',
+                            section="action", index=action.index, key="site",
+                            where=action.label, field="site")
 
 
 def _check_moments(ctx: FileContext, scenario: Scenario) -> None:

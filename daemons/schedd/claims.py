@@ -27,6 +27,7 @@ from condorsim.classad import (
     symmetric_match,
 )
 from condorsim.jobs.codes import HoldCode, JobStatus, ShadowExit
+from condorsim.jobs.managed import is_grid
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
@@ -209,7 +210,8 @@ class ClaimKeeper:
             ctx = EvalContext(now=now)
             idle = sorted(
                 (j for j in q.jobs if q.status(j) == JobStatus.IDLE
-                 and j not in q.has_shadow and j not in self.pending),
+                 and j not in q.has_shadow and j not in self.pending
+                 and not is_grid(q.jobs[j])),
                 key=lambda j: priority_key(j, q.jobs[j]))
             for job in idle:
                 if symmetric_match(q.jobs[job], claim.slot_ad, ctx):

@@ -5,7 +5,8 @@ How this works
 Serves the tools (SUBMIT_JOBS, ACT_ON_JOBS, QEDIT, QUERY_JOB_ADS, QUERY_HISTORY), the
 negotiator (NEGOTIATE / SEND_RESOURCE_REQUEST_LIST / PERMISSION_AND_AD /
 REJECTED_WITH_REASON / END_NEGOTIATE on one connection, kept per connection in
-``_sessions``) and the shadow (SHADOW_UPDATE, SHADOW_EXIT, SHADOW_STARTED). Timers: the collector update
+``_sessions``), the shadow (SHADOW_UPDATE, SHADOW_EXIT, SHADOW_STARTED) and the gridmanager
+(GRIDMAN_UPDATE; grid jobs are handed to it, :mod:`.grid`). Timers: the collector update
 (every SCHEDD_INTERVAL, and SCHEDD_MIN_INTERVAL after a queue change), the periodic policy
 (PERIODIC_EXPR_INTERVAL) and the claims' keep-alives. Claims live in :mod:`.claims`.
 After a restart, the jobs the log shows running are reconnected (:mod:`.reconnect`).
@@ -21,6 +22,7 @@ import trio
 from condorsim.classad import ClassAd, ClassAdError
 from condorsim.config import KNOBS, Config
 from condorsim.jobs.codes import JobStatus, Universe
+from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid, managed_externally
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
 from condorsim.transform import JobTransforms
@@ -28,6 +30,7 @@ from condorsim.wire import Message
 from condorsim.wire import messages as m
 
 from .claims import ClaimKeeper
+from .grid import GridLink, apply_gridmanager_update
 from .history import read_history
 from .local import LOCAL_UNIVERSES, LocalJobs, Phase, start_expressions, universe_of
 from .negotiation import Negotiations
@@ -111,6 +114,7 @@ class Schedd:
                     default_runtime=cfg.get_float("SIM_DEFAULT_RUNTIME", 600),
                     start_exprs=self._start_expressions())
                 self.claims = ClaimKeeper(self)
+                self.grid = GridLink(self)
                 self.reconnector = Reconnector(self)
                 self.reconnector.start(recovery.reconnect, now)
                 self.negotiations = Negotiations(
@@ -171,6 +175,7 @@ class Schedd:
                 last = now
                 self._cron_all(int(now))
                 self.start_local_jobs(int(now))
+                self.grid.check()
                 await self._send_ads()
                 if self._reschedule_pending:
                     self._reschedule_pending = False
@@ -195,8 +200,11 @@ class Schedd:
         assert q is not None
         for job in sorted(q.jobs):
             # HTCondor's ResponsibleForPeriodicExprs: a shadow evaluates its running job's
-            # policy; the schedd evaluates its local and scheduler universe jobs' always.
+            # policy; the schedd evaluates its local and scheduler universe jobs' always; a
+            # job another manager holds (a managed grid job, a routed original) is theirs.
             if job not in q.jobs or (job in q.has_shadow and job not in self.local.running):
+                continue
+            if gridmanager_owns(q.jobs[job]) or managed_externally(q.jobs[job]):
                 continue
             act = evaluate_periodic(q.jobs[job], now, self.tz)
             if act is None:
@@ -211,6 +219,8 @@ class Schedd:
             else:
                 q.release(job, act.reason, now)
                 update_cron(q, job, now, self.tz)
+                if is_grid(q.jobs[job]):
+                    self.grid.added()
         if q.changed:
             self.poke()
 
@@ -320,6 +330,8 @@ class Schedd:
         assert q is not None
         out: dict[str, dict[str, int]] = {}
         for job, ad in q.jobs.items():
+            if is_grid(ad) or managed_externally(ad):
+                continue  # the gridmanager's or the router's, not the negotiator's
             owner = ad.evaluate("Owner")
             c = out.setdefault(owner if isinstance(owner, str) else "?", dict(_ZERO_COUNTS))
             st = q.status(job)
@@ -441,6 +453,8 @@ class Schedd:
             for job in ids:
                 update_cron(q, job, now, self.tz)
             self.ctx.log.info("submitted", cluster=ids[0][0], procs=len(ids), owner=msg.owner)
+            if any(is_grid(q.jobs[job]) for job in ids):
+                self.grid.added()
             self.need_reschedule()
             return m.SUBMIT_RESULT(cluster=ids[0][0], procs=len(ids))
         if isinstance(msg, m.ACT_ON_JOBS):
@@ -451,14 +465,22 @@ class Schedd:
                     released = _parse_job(text)
                     if released is not None:
                         update_cron(q, released, now, self.tz)
+                        if released in q.jobs and is_grid(q.jobs[released]):
+                            self.grid.added()
             for job, action in out.to_shadow:
                 if not self._stop_local(job, action, now):
                     self.claims.tell_shadow(job, action, msg.reason)
+            if out.to_gridmanager:
+                self.grid.removed()
             return m.ACT_RESULT(done=out.done, errors=out.errors)
         if isinstance(msg, m.QEDIT):
             out = q.qedit(list(msg.ids), msg.constraint, msg.attr, msg.value, msg.owner, now)
             for job, _ in out.to_shadow:
                 self.claims.note_qedit(job, msg.attr)
+            for text in out.done:
+                edited = _parse_job(text)
+                if edited is not None:
+                    self.grid.qedit(edited, msg.attr)
             return m.ACT_RESULT(done=out.done, errors=out.errors)
         if isinstance(msg, m.QUERY_JOB_ADS):
             return m.QUERY_RESULT(ads=q.query(msg.constraint, list(msg.projection), now))
@@ -485,6 +507,12 @@ class Schedd:
             return m.OK()
         if isinstance(msg, m.SHADOW_STARTED):
             self.reconnector.shadow_started(msg.address, now)
+            return m.OK()
+        if isinstance(msg, m.GRIDMAN_UPDATE):
+            job = self._job(msg.job)
+            if job not in q.jobs:
+                return m.FAILED(reason=f"{NOT_IN_QUEUE}: {msg.job}")
+            apply_gridmanager_update(q, job, msg.ad, msg.destroy, now)
             return m.OK()
         raise ScheddError(f"the schedd does not take {msg.command}")
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from condorsim.classad import ClassAd
 from condorsim.jobs.codes import JobStatus
+from condorsim.jobs.managed import managed_externally
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
@@ -39,8 +40,10 @@ class Session:
     taken: set[JobId] = field(default_factory=set)
 
 
-SCHEDD_RUNS = (7, 12)
-"""Scheduler and local universe jobs: the schedd runs them itself, never negotiates for them."""
+NOT_NEGOTIATED = (7, 9, 12)
+"""Scheduler and local universe jobs (the schedd runs them itself) and grid jobs (the
+gridmanager's): the schedd never negotiates for them. Nor for a job another manager holds
+(Managed = "External": a routed original)."""
 
 
 class Negotiations:
@@ -69,7 +72,8 @@ class Negotiations:
                 j for j, ad in q.jobs.items()
                 if ad.evaluate("Owner") == owner and q.status(j) == JobStatus.IDLE
                 and j not in q.has_shadow and not self.is_pending(j)
-                and ad.evaluate("JobUniverse") not in SCHEDD_RUNS
+                and ad.evaluate("JobUniverse") not in NOT_NEGOTIATED
+                and not managed_externally(ad)
             ]
             session.pending = self.autoclusters.requests(q.jobs, eligible, session.attrs)
             return None

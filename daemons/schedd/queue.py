@@ -22,6 +22,7 @@ from typing import Any
 
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, ExprTree, parse_expr
 from condorsim.jobs.codes import HOLD_REASON_NAMES, HoldCode, JobStatus
+from condorsim.jobs.managed import gridmanager_owns
 from condorsim.submit import Submit, SubmitError
 from condorsim.transform import FAILED_TRANSFORM, JobTransforms
 
@@ -51,6 +52,16 @@ def _str(ad: ClassAd, name: str) -> str | None:
     return v if isinstance(v, str) else None
 
 
+def hold_counts(ad: ClassAd, code: int) -> dict[str, Any]:
+    """NumHolds and NumHoldsByReason after one more hold (qmgmt's HoldReasonCode hook)."""
+    by_reason = ad.evaluate("NumHoldsByReason")
+    counts = by_reason.copy() if isinstance(by_reason, ClassAd) else ClassAd()
+    name = {int(k): v for k, v in HOLD_REASON_NAMES.items()}.get(code, "Unspecified")
+    prev = counts.evaluate(name)
+    counts[name] = (prev if isinstance(prev, int) else 0) + 1
+    return {"NumHolds": _int(ad, "NumHolds") + 1, "NumHoldsByReason": counts}
+
+
 @dataclass
 class Outcome:
     """What an action did: jobs done, errors for the user, shadows to tell."""
@@ -58,6 +69,7 @@ class Outcome:
     done: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     to_shadow: list[tuple[JobId, str]] = field(default_factory=list)
+    to_gridmanager: list[tuple[JobId, str]] = field(default_factory=list)
 
 
 class JobQueue:
@@ -203,14 +215,8 @@ class JobQueue:
         old = self.status(job)
         extra: dict[str, Any] = {
             "HoldReason": reason, "HoldReasonCode": code, "HoldReasonSubCode": subcode,
-            "LastSuspensionTime": 0, "NumHolds": _int(ad, "NumHolds") + 1,
+            "LastSuspensionTime": 0, **hold_counts(ad, code),
         }
-        by_reason = ad.evaluate("NumHoldsByReason")
-        counts = by_reason.copy() if isinstance(by_reason, ClassAd) else ClassAd()
-        name = {int(k): v for k, v in HOLD_REASON_NAMES.items()}.get(code, "Unspecified")
-        prev = counts.evaluate(name)
-        counts[name] = (prev if isinstance(prev, int) else 0) + 1
-        extra["NumHoldsByReason"] = counts
         if system:
             extra["NumSystemHolds"] = _int(ad, "NumSystemHolds") + 1
         release = _str(ad, "ReleaseReason")
@@ -219,7 +225,8 @@ class JobQueue:
         if old == JobStatus.REMOVED:
             extra["JobStatusOnRelease"] = int(JobStatus.REMOVED)
         self.set_status(job, JobStatus.HELD, now, extra, delete=("ReleaseReason",))
-        self.userlogs.held(ad, now, reason, code, subcode)
+        if not gridmanager_owns(ad):  # else the gridmanager writes it (grid.py)
+            self.userlogs.held(ad, now, reason, code, subcode)
 
     def release(self, job: JobId, reason: str, now: int) -> None:
         ad = self.jobs[job]
@@ -243,6 +250,8 @@ class JobQueue:
                 extra["Last" + attr] = tree
         self.set_status(job, JobStatus.REMOVED, now, extra,
                         delete=("HoldReason", "HoldReasonCode", "HoldReasonSubCode"))
+        if gridmanager_owns(ad):
+            return  # the gridmanager cancels the remote job, logs, and takes it out (grid.py)
         self.userlogs.aborted(ad, now, reason)
         if job not in self.has_shadow:
             self.leave(job, now)
@@ -312,6 +321,8 @@ class JobQueue:
             return f"Job {jid} not running to be {verb[action]}"
         if running:
             out.to_shadow.append((job, action))
+        if job in self.jobs and gridmanager_owns(self.jobs[job]):
+            out.to_gridmanager.append((job, action))
         return None
 
     def qedit(self, ids: list[str], constraint: str, attr: str, value: str, user: str,

@@ -22,6 +22,7 @@ from typing import Any
 from condorsim.classad import ClassAd
 from condorsim.crontab import CronTabError, needs_crontab, next_run_time
 from condorsim.jobs.codes import HoldCode, JobStatus, ShadowExit
+from condorsim.jobs.managed import is_grid
 
 from .queue import JobQueue, _int, _str
 from .store import JobId
@@ -201,6 +202,8 @@ def recover_after_restart(q: JobQueue, now: int) -> Recovery:
     for job in sorted(q.jobs):
         status = q.status(job)
         ad = q.jobs[job]
+        if is_grid(ad):
+            continue  # the gridmanager's (it takes its jobs back by GridJobId)
         claimed = bool(_str(ad, "ClaimId") and _str(ad, "StartdIpAddr"))
         if status in (JobStatus.RUNNING, JobStatus.SUSPENDED):
             if claimed:

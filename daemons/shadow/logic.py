@@ -25,6 +25,7 @@ from typing import Any
 from condorsim.classad import ClassAd
 from condorsim.eventlog import ResourceUsage, Rusage, ToE
 from condorsim.jobs.codes import JobStatus, ShadowExit
+from condorsim.jobs.dirty import DirtyAd
 
 from .policy import PolicyAction, PolicyOutcome, exit_policy, periodic_policy
 
@@ -66,16 +67,15 @@ def _int(value: object, default: int = 0) -> int:
     return default
 
 
-class ShadowJob:
+class ShadowJob(DirtyAd):
     def __init__(self, job_ad: ClassAd, slot_ad: ClassAd, claim_id: str, startd_addr: str) -> None:
-        self.ad = job_ad.copy()
+        super().__init__(job_ad)
         self.slot_ad = slot_ad
         self.claim_id = claim_id
         self.startd_addr = startd_addr
         self.cluster = _int(self.ad.evaluate("ClusterId"))
         self.proc = _int(self.ad.evaluate("ProcId"))
         self.job = f"{self.cluster}.{self.proc}"
-        self.dirty: set[str] = set()
         self.executing = False
         self.suspended = False
         self.max_image_size = 0
@@ -85,25 +85,9 @@ class ShadowJob:
         directory and machine resources."""
 
     # -- attributes ---------------------------------------------------------------------------
-    def set(self, name: str, value: Any) -> None:
-        self.ad[name] = value
-        self.dirty.add(name)
-
-    def take_dirty(self) -> ClassAd:
-        """The dirty attributes (for a SHADOW_UPDATE / SHADOW_EXIT); they are clean after."""
-        out = ClassAd()
-        for name in sorted(self.dirty, key=str.lower):
-            tree = self.ad.lookup(name)
-            if tree is not None:
-                out[self.ad.spelling(name) or name] = tree
-        self.dirty.clear()
-        return out
-
     def take_qedit(self, ad: ClassAd) -> None:
         """Attributes qedit changed at the schedd: ours now, not dirty."""
-        for name, tree in ad.pairs():
-            self.ad[name] = tree
-            self.dirty.discard(name)
+        self.take_clean(ad)
 
     # -- what the starter reports -------------------------------------------------------------
     def had_contact(self, now: float) -> None:
