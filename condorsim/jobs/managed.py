@@ -42,3 +42,16 @@ def gridmanager_owns(ad: ClassAd) -> bool:
     if managed_externally(ad):
         return True
     return ad.evaluate("Managed") != MANAGED_DONE and isinstance(ad.evaluate("GridJobId"), str)
+
+
+SCHEDD_RUNS_ITSELF = frozenset({int(Universe.LOCAL), int(Universe.SCHEDULER)})
+
+
+def needs_a_slot(ad: ClassAd) -> bool:
+    """service_this_universe: a job the schedd negotiates and claims slots for -- not a grid
+    job (the gridmanager's), not a local or scheduler universe job (the schedd runs those
+    itself), not one another manager holds (a routed original)."""
+    universe = ad.evaluate("JobUniverse")
+    if universe == Universe.GRID or universe in SCHEDD_RUNS_ITSELF:
+        return False
+    return not managed_externally(ad)

@@ -215,6 +215,9 @@ class JobRouterLogic:
     _round_robin: int = 0
     _umbrella: ExprTree | None = None
     _umbrella_text: str = ""
+    _waiting: dict[JobId, str] = field(default_factory=dict)
+    _waiting_tree: ExprTree | None = None
+    _waiting_text: str = ""
 
     def __post_init__(self) -> None:
         for route in self.table.routes:
@@ -225,6 +228,11 @@ class JobRouterLogic:
 
     def log(self, event: str, **fields: Any) -> None:
         self.records.append((event, fields))
+
+    def log_job(self, event: str, job: RoutedJob, **fields: Any) -> None:
+        """A record about a routed job: ``job`` is the original, ``dest`` its copy."""
+        self.log(event, job=job_str(job.src), route=job.route or None,
+                 dest=job_str(job.dest) if job.dest else None, **fields)
 
     def route(self, name: str) -> RouteLike | None:
         return next((r for r in self.table.routes if r.name == name), None)
@@ -264,7 +272,7 @@ class JobRouterLogic:
             src = parse_job(ad.evaluate("RoutedFromJobId"))
             route_name = ad.evaluate("RouteName")
             if src is None or not isinstance(route_name, str):
-                self.log("orphan_without_routing", dest=job_str(dest))
+                self.log("route_orphan_without_routing", dest=job_str(dest))
                 continue
             if dest in managed_dests:
                 continue
@@ -273,7 +281,7 @@ class JobRouterLogic:
                 continue
             src_ad = mirror.get(src)
             if src_ad is None:
-                self.log("orphan_removed", src=job_str(src), dest=job_str(dest),
+                self.log("route_orphan_removed", job=job_str(src), dest=job_str(dest),
                          why="no matching source job")
                 yield RemoveJob(dest, "JobRouter orphan")
                 continue
@@ -281,12 +289,12 @@ class JobRouterLogic:
                             src_copy=WorkingCopy(src_ad), dest=dest, dest_ad=ad,
                             submitted_at=now, is_claimed=True)
             self.jobs[src] = job
-            self.log("orphan_adopted", job=job.desc)
+            self.log_job("route_orphan_adopted", job)
         for src, ad in sorted(mirror.items()):
             if ad.evaluate("Managed") != "External" or ad.evaluate("ManagedManager") != me \
                     or not isinstance(ad.evaluate("Owner"), str) or src in self.jobs:
                 continue
-            self.log("orphan_yielded", src=job_str(src))
+            self.log("route_orphan_yielded", job=job_str(src))
             result = yield Yield(src, done=False)
             if result is True and ad.evaluate("JobStatus") in (
                     JobStatus.RUNNING, JobStatus.TRANSFERRING_OUTPUT):
@@ -305,15 +313,15 @@ class JobRouterLogic:
         for name, stats in self.stats.items():
             change = stats.adjust(now)
             if change:
-                self.log("throttle_changed", route=name, change=change)
+                self.log("route_throttle_changed", route=name, change=change)
 
     # -- 3. candidates --------------------------------------------------------------------
-    def umbrella(self) -> str:
+    def umbrella(self, *, every_route: bool = False) -> str:
         """The candidate constraint (GetCandidateJobs), the job as TARGET; "" when no route
-        accepts jobs now."""
+        accepts jobs now (``every_route``: as if every route did)."""
         parts: list[str] = []
         for route in self.table.routes:
-            if not self.stats[route.name].accepting():
+            if not every_route and not self.stats[route.name].accepting():
                 continue
             text = route.requirements_text() or "True"
             if f"({text})" not in parts:
@@ -329,10 +337,15 @@ class JobRouterLogic:
         return out
 
     def _candidates(self, mirror: Mapping[JobId, ClassAd], now: int) -> None:
-        if not self.table.routes or not self.accepting():
+        if not self.table.routes:
+            return
+        if not self.accepting():
+            self._explain_waiting(mirror, now, f"the router manages JOB_ROUTER_MAX_JOBS "
+                                  f"({self.knobs.max_jobs}) jobs")
             return
         text = self.umbrella()
         if not text:
+            self._explain_waiting(mirror, now, "")
             return
         if text != self._umbrella_text:
             self._umbrella_text, self._umbrella = text, parse_expr(text)
@@ -352,13 +365,44 @@ class JobRouterLogic:
             route, all_full = self._choose_route(ad, now)
             if route is None:
                 if all_full:
+                    self._explain_waiting(mirror, now, "")
                     return
+                self._why_not(src, "no route's REQUIREMENTS matches it")
                 continue
             job = RoutedJob(src=src, route=route.name, phase=Phase.UNCLAIMED,
                             src_copy=WorkingCopy(ad))
             job.edit_in_place = route.edit_job_in_place(ad, now)
+            self._waiting.pop(src, None)
             self.jobs[src] = job
-            self.log("candidate", job=job.desc)
+            self.log_job("route_candidate", job)
+
+    def _why_not(self, src: JobId, why: str) -> None:
+        """Log why a job that asks to be routed is not, once per change of reason."""
+        if self._waiting.get(src) != why:
+            self._waiting[src] = why
+            self.log("route_not_routed", job=job_str(src), why=why)
+
+    def _explain_waiting(self, mirror: Mapping[JobId, ClassAd], now: int, why: str) -> None:
+        """The idle jobs some route would take were it not full: say which limit holds them
+        (a route full, its idle cap, its throttle, the router's own limit)."""
+        if not why:
+            why = "; ".join(f"{r.name}: {self.stats[r.name].refusal()}"
+                            for r in self.table.routes if self.stats[r.name].refusal())
+        text = self.umbrella(every_route=True)
+        if not text:
+            return
+        if text != self._waiting_text:
+            self._waiting_text, self._waiting_tree = text, parse_expr(text)
+        assert self._waiting_tree is not None
+        empty, ctx = ClassAd(), EvalContext(now=now)
+        for src, ad in sorted(mirror.items()):
+            if src in self.jobs:
+                continue
+            try:
+                if self._waiting_tree.evaluate(my=empty, target=ad, ctx=ctx) is True:
+                    self._why_not(src, why)
+            except ClassAdError:
+                continue
 
     def _choose_route(self, ad: ClassAd, now: int) -> tuple[RouteLike | None, bool]:
         matches: list[RouteLike] = []
@@ -392,9 +436,9 @@ class JobRouterLogic:
         result = yield Claim(job.src)
         if result is ClaimResult.OK:
             job.phase, job.is_claimed = Phase.CLAIMED, True
-            self.log("claimed", job=job.desc)
+            self.log_job("route_claimed", job)
         else:
-            self.log("claim_failed", job=job.desc,
+            self.log_job("route_claim_failed", job,
                      why="already claimed by somebody else" if result is ClaimResult.BUSY
                      else "could not be claimed")
             self._remove(job)
@@ -405,21 +449,21 @@ class JobRouterLogic:
             return
         route = self.route(job.route)
         if route is None:
-            self.log("route_gone", job=job.desc)
+            self.log_job("route_gone", job)
             self._remove(job)
             return
         src_ad = job.src_copy.ad
         try:
             made = route.make_copy(src_ad, now)
         except RouteError as e:
-            self.log("route_failed", job=job.desc, error=str(e))
+            self.log_job("route_transform_failed", job, error=str(e))
             self._remove(job)
             return
         if job.edit_in_place:
             ok = yield from self._push_diff(job, made)
             if ok:
                 job.is_success = job.is_done = True
-                self.log("edited_in_place", job=job.desc)
+                self.log_job("route_edited_in_place", job)
             self._remove(job)
             return
         made["RoutedFromJobId"] = job_str(job.src)
@@ -433,13 +477,13 @@ class JobRouterLogic:
             return
         dest = yield SubmitCopy(job.src, owner, made)
         if not isinstance(dest, tuple):
-            self.log("submit_failed", job=job.desc)
+            self.log_job("route_submit_failed", job)
             self._remove(job)
             return
         job.dest, job.dest_ad = dest, made
         job.src_copy.set("RoutedToJobId", job_str(dest))  # pushed with the next update
         job.phase, job.submitted_at = Phase.SUBMITTED, now
-        self.log("submitted", job=job.desc, route=route.name)
+        self.log_job("route_submitted", job)
 
     def _push_diff(self, job: RoutedJob, edited: ClassAd) -> Generator[Action, Any, bool]:
         before = job.src_copy.ad
@@ -460,19 +504,19 @@ class JobRouterLogic:
             return
         src_ad = mirror.get(job.src)
         if src_ad is None:
-            self.log("source_gone", job=job.desc)
+            self.log_job("route_source_gone", job)
             job.is_interrupted = True
             self._remove(job)
             return
         status = src_ad.evaluate("JobStatus")
         if status == JobStatus.REMOVED:
-            self.log("source_removed", job=job.desc)
+            self.log_job("route_source_removed", job)
             self.userlogs.aborted(src_ad, now)
             job.is_interrupted = True
             self._remove(job)
             return
         if status == JobStatus.HELD and not hold_copied_from_target(src_ad):
-            self.log("source_held", job=job.desc)
+            self.log_job("route_source_held", job)
             job.is_interrupted = True
             self._remove(job)
             return
@@ -480,10 +524,10 @@ class JobRouterLogic:
         dest_ad = mirror.get(job.dest)
         if dest_ad is None:
             if job.saw_dest:
-                self.log("dest_removed", job=job.desc)
+                self.log_job("route_dest_removed", job)
                 self._remove(job)
             elif now - job.submitted_at > self.knobs.max_mirror_lag:
-                self.log("dest_never_seen", job=job.desc, seconds=int(now - job.submitted_at))
+                self.log_job("route_dest_never_seen", job, seconds=int(now - job.submitted_at))
                 self._remove(job)
             return
         job.saw_dest, job.dest_ad = True, dest_ad
@@ -498,14 +542,14 @@ class JobRouterLogic:
             attrs, deleted = job.src_copy.take_dirty()
             ok = yield SetAttrs(job.src, attrs, tuple(deleted))
             if ok is not True:
-                self.log("update_failed", job=job.desc)
+                self.log_job("route_update_failed", job)
                 self._remove(job)
                 return
         dest_status = dest_ad.evaluate("JobStatus")
         job.is_running = dest_status in (JobStatus.RUNNING, JobStatus.TRANSFERRING_OUTPUT)
         finished = dest_ad.evaluate("JobFinishedHookDone")
         if dest_status == JobStatus.COMPLETED and type(finished) is int and finished != 0:
-            self.log("dest_finished", job=job.desc)
+            self.log_job("route_dest_finished", job)
             job.phase = Phase.FINISHED
 
     def _finalize(self, job: RoutedJob, now: int) -> Generator[Action, Any, None]:
@@ -514,14 +558,14 @@ class JobRouterLogic:
         assert job.dest is not None
         ok = yield SetAttrs(job.dest, ClassAd({"LeaveJobInQueue": False}))
         if ok is not True:
-            self.log("finalize_failed", job=job.desc)
+            self.log_job("route_finalize_failed", job)
             yield from self._set_idle(job, now)
         else:
             self.userlogs.terminated(job.src_copy.ad, now)
             job.is_done = True
             route = self.route(job.route)
             job.is_success = route is None or not route.job_failure_test(job.src_copy.ad, now)
-            self.log("finalized", job=job.desc, success=job.is_success)
+            self.log_job("route_finalized", job, success=job.is_success)
         self._remove(job)
 
     def _set_idle(self, job: RoutedJob, now: int) -> Generator[Action, Any, None]:
@@ -539,7 +583,7 @@ class JobRouterLogic:
         if not job.is_done and job.dest is not None:
             ok = yield RemoveJob(job.dest, "JobRouter aborted job")
             if ok is True:
-                self.log("dest_removed_by_router", job=job.desc)
+                self.log_job("route_dest_removed_by_router", job)
         if job.is_claimed:
             if job.src_copy.status() in (JobStatus.RUNNING, JobStatus.TRANSFERRING_OUTPUT):
                 self.userlogs.evicted(job.src_copy.ad, now)
@@ -547,14 +591,14 @@ class JobRouterLogic:
             if result is False and job.src in mirror:
                 return  # a transient failure: try again next poll
             job.is_claimed = False
-            self.log("yielded", job=job.desc, done=job.is_done)
+            self.log_job("route_yielded", job, done=job.is_done)
         stats = self.stats.get(job.route)
         if stats is not None:
             if job.is_success:
                 stats.recent_succeeded += 1
             elif not job.is_interrupted:
                 stats.recent_failed += 1
-        self.log("cleaned_up", job=job.desc, success=job.is_success,
+        self.log_job("route_cleaned_up", job, success=job.is_success,
                  interrupted=job.is_interrupted)
         job.phase, job.retired_at, job.route = Phase.RETIRED, now, ""
 
@@ -607,7 +651,7 @@ class JobRouterLogic:
                 copy.set("RemoveReason", outcome.reason)
             else:
                 continue
-            self.log("periodic_policy", job=job.desc, action=outcome.action.value,
+            self.log_job("route_periodic_policy", job, action=outcome.action.value,
                      reason=outcome.reason)
             attrs, deleted = copy.take_dirty()
             yield SetAttrs(src, attrs, tuple(deleted))

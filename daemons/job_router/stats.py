@@ -48,6 +48,17 @@ class RouteStats:
             return False
         return self.current < self.max_jobs
 
+    def refusal(self) -> str | None:
+        """Why the route takes no more jobs now (None when it takes them)."""
+        if self.throttle > 0 and self.throttle <= self.recent_routed:
+            return (f"throttled by its failure rate ({self.recent_routed} jobs routed in this "
+                    f"window, throttle {describe(self.throttle)})")
+        if self.max_idle_jobs >= 0 and self.max_idle_jobs <= self.idle:
+            return f"MaxIdleJobs reached ({self.idle} idle of {self.max_idle_jobs})"
+        if self.current >= self.max_jobs:
+            return f"MaxJobs reached ({self.current} of {self.max_jobs})"
+        return None
+
     def routed_one(self) -> None:
         """A job was given to this route (IncrementRoutedJobs)."""
         self.current += 1

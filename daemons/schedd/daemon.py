@@ -29,6 +29,7 @@ from condorsim.transform import JobTransforms
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
+from . import qmgmt
 from .claims import ClaimKeeper
 from .grid import GridLink, apply_gridmanager_update
 from .history import read_history
@@ -221,6 +222,12 @@ class Schedd:
                 update_cron(q, job, now, self.tz)
                 if is_grid(q.jobs[job]):
                     self.grid.added()
+        # PeriodicExprEval's DestroyProc: a completed or removed job that no manager holds
+        # and that need not stay (LeaveJobInQueue) leaves now -- a routed original yielded
+        # "ScheddDone", a routed copy the router has collected
+        for job in qmgmt.finished_unmanaged(q):
+            self.ctx.log.info("job_left_queue", job=job_str(job), status=int(q.status(job)))
+            q.leave(job, now)
         if q.changed:
             self.poke()
 
@@ -505,6 +512,16 @@ class Schedd:
         if isinstance(msg, m.SHADOW_EXIT):
             self.claims.shadow_exit(self._job(msg.job), msg.exit_code, msg.ad, now)
             return m.OK()
+        if isinstance(msg, m.QMGMT_CLAIM_JOB | m.QMGMT_YIELD_JOB | m.QMGMT_SET_ATTRIBUTES):
+            return self._qmgmt(msg, now)
+        if isinstance(msg, m.QMGMT_SUBMIT_AD):
+            job = qmgmt.submit_ad(q, msg.owner, msg.ad, now)
+            self.ctx.log.info("submitted", cluster=job[0], procs=1, owner=msg.owner,
+                              routed_from=msg.ad.evaluate("RoutedFromJobId"))
+            if is_grid(q.jobs[job]):
+                self.grid.added()
+            self.need_reschedule()
+            return m.SUBMIT_RESULT(cluster=job[0], procs=1)
         if isinstance(msg, m.SHADOW_STARTED):
             self.reconnector.shadow_started(msg.address, now)
             return m.OK()
@@ -515,6 +532,28 @@ class Schedd:
             apply_gridmanager_update(q, job, msg.ad, msg.destroy, now)
             return m.OK()
         raise ScheddError(f"the schedd does not take {msg.command}")
+
+    def _qmgmt(self, msg: Message, now: int) -> Message:
+        """The job router's claim, yield and attribute pushes (:mod:`.qmgmt`)."""
+        q = self.queue
+        assert q is not None
+        if isinstance(msg, m.QMGMT_CLAIM_JOB):
+            code, why = qmgmt.claim_job(q, self._job(msg.job), msg.manager)
+        elif isinstance(msg, m.QMGMT_YIELD_JOB):
+            code, why = qmgmt.yield_job(q, self._job(msg.job), msg.manager, msg.done,
+                                        msg.release_on_hold, now)
+        else:
+            assert isinstance(msg, m.QMGMT_SET_ATTRIBUTES)
+            job = self._job(msg.job)
+            qmgmt.set_attributes(q, job, msg.ad, msg.delete, now)
+            if job in q.jobs and is_grid(q.jobs[job]):
+                for name in msg.ad:
+                    self.grid.qedit(job, name)
+            code, why = "ok", ""
+        if code != "ok":
+            self.ctx.log.info("qmgmt_refused", cmd=msg.command, job=getattr(msg, "job", ""),
+                              code=code, reason=why)
+        return m.QMGMT_RESULT(ok=code == "ok", code=code, reason=why)
 
     def _job(self, text: str) -> JobId:
         job = _parse_job(text)

@@ -20,7 +20,7 @@ from typing import Any
 
 from condorsim.classad import ClassAd
 from condorsim.jobs.codes import JobStatus
-from condorsim.jobs.managed import managed_externally
+from condorsim.jobs.managed import needs_a_slot
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
@@ -38,12 +38,6 @@ class Session:
     requests: list[Request] = field(default_factory=list)
     pending: list[Request] = field(default_factory=list)
     taken: set[JobId] = field(default_factory=set)
-
-
-NOT_NEGOTIATED = (7, 9, 12)
-"""Scheduler and local universe jobs (the schedd runs them itself) and grid jobs (the
-gridmanager's): the schedd never negotiates for them. Nor for a job another manager holds
-(Managed = "External": a routed original)."""
 
 
 class Negotiations:
@@ -72,8 +66,7 @@ class Negotiations:
                 j for j, ad in q.jobs.items()
                 if ad.evaluate("Owner") == owner and q.status(j) == JobStatus.IDLE
                 and j not in q.has_shadow and not self.is_pending(j)
-                and ad.evaluate("JobUniverse") not in NOT_NEGOTIATED
-                and not managed_externally(ad)
+                and needs_a_slot(ad)
             ]
             session.pending = self.autoclusters.requests(q.jobs, eligible, session.attrs)
             return None

@@ -22,7 +22,7 @@ from typing import Any
 
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, ExprTree, parse_expr
 from condorsim.jobs.codes import HOLD_REASON_NAMES, HoldCode, JobStatus
-from condorsim.jobs.managed import gridmanager_owns
+from condorsim.jobs.managed import gridmanager_owns, managed_externally
 from condorsim.submit import Submit, SubmitError
 from condorsim.transform import FAILED_TRANSFORM, JobTransforms
 
@@ -225,7 +225,10 @@ class JobQueue:
         if old == JobStatus.REMOVED:
             extra["JobStatusOnRelease"] = int(JobStatus.REMOVED)
         self.set_status(job, JobStatus.HELD, now, extra, delete=("ReleaseReason",))
-        if not gridmanager_owns(ad):  # else the gridmanager writes it (grid.py)
+        # A job another manager holds gets no 012 from the schedd: the gridmanager writes a
+        # grid job's (grid.py); a routed original's hold is written by nobody (HTCondor's
+        # abort_job_myself returns early for an externally managed job).
+        if not gridmanager_owns(ad) and not managed_externally(ad):
             self.userlogs.held(ad, now, reason, code, subcode)
 
     def release(self, job: JobId, reason: str, now: int) -> None:
@@ -252,6 +255,8 @@ class JobQueue:
                         delete=("HoldReason", "HoldReasonCode", "HoldReasonSubCode"))
         if gridmanager_owns(ad):
             return  # the gridmanager cancels the remote job, logs, and takes it out (grid.py)
+        if managed_externally(ad):
+            return  # the job router sees it removed, writes 009, and yields it (then it goes)
         self.userlogs.aborted(ad, now, reason)
         if job not in self.has_shadow:
             self.leave(job, now)
@@ -262,6 +267,12 @@ class JobQueue:
         if self.status(job) == JobStatus.COMPLETED and _int(ad, "CompletionDate") == 0:
             self.store.change(job, {"CompletionDate": now})
         if ad.evaluate("LeaveJobInQueue") is True:
+            # jobIsFinished: the job stays; JobFinishedHookDone tells whoever waits for it
+            # (the job router, for a routed copy) that the schedd is done with it
+            if self.status(job) in (JobStatus.COMPLETED, JobStatus.REMOVED) and \
+                    _int(ad, "JobFinishedHookDone") == 0:
+                self.store.change(job, {"JobFinishedHookDone": now})
+                self.changed = True
             return
         append_history(self.history_path, ad)
         self.store.destroy(job)

@@ -282,6 +282,26 @@ def test_max_idle_jobs_and_max_jobs_and_the_first_matching_route() -> None:
                     for ad in schedd.jobs.values() if "RouteName" in ad)
     assert routes == [("1.0", "Site1"), ("1.1", "Site1"), ("1.2", "Site2")]
     assert "Managed" not in schedd.jobs[(1, 3)]  # every route is full
+    why = {f["job"]: f["why"] for event, f in logic.records if event == "route_not_routed"}
+    assert why == {"1.3": "Site1: MaxIdleJobs reached (2 idle of 2); Site2: MaxJobs reached "
+                          "(1 of 1)",
+                   "1.4": "Site1: MaxIdleJobs reached (2 idle of 2); Site2: MaxJobs reached "
+                          "(1 of 1)"}
+    logic.records.clear()
+    _poll(logic, schedd, 10)  # the same reason is not said again
+    assert [e for e, _ in logic.records if e == "route_not_routed"] == []
+
+
+def test_a_route_whose_requirements_look_at_target_takes_nothing() -> None:
+    """REQUIREMENTS is evaluated with the job as MY and no TARGET (facts 3.2): the umbrella
+    lets the job through, the route does not, and the router says so."""
+    route = FakeRoute("Site1")
+    route.matches = lambda job, now: False  # type: ignore[method-assign]
+    logic, schedd, _ = _router(route)
+    schedd.add((1, 0))
+    assert _poll(logic, schedd, 0) == []
+    assert ("route_not_routed", {"job": "1.0", "why": "no route's REQUIREMENTS matches it"}) \
+        in logic.records
 
 
 def test_round_robin_spreads_jobs_over_the_matching_routes() -> None:
