@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import json
 import shutil
+import signal
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -230,11 +231,15 @@ async def stop_pool(master: Any) -> None:
     there). Every daemon has already written what it did (logs are flushed per record;
     job_queue.log per transaction), so nothing is lost."""
     master._stopping = True  # the master's own flag: do not restart what exits now
-    for child in reversed(list(master.children.values())):
-        proc = child.process
-        if proc is None or proc.returncode is not None:
-            continue
+    procs = [child.process for child in master.children.values()
+             if child.process is not None and child.process.returncode is None]
+    # First freeze them all (SIGSTOP): none can see another one's death and act on it (a
+    # shadow writing an eviction for its starter's broken connection), then kill them.
+    for proc in procs:
+        proc.send_signal(signal.SIGSTOP)
+    for proc in procs:
         proc.kill()
+    for proc in procs:
         await proc.wait()
 
 

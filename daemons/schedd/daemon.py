@@ -20,7 +20,7 @@ from typing import Any
 import trio
 
 from condorsim.classad import ClassAd, ClassAdError
-from condorsim.config import KNOBS, Config
+from condorsim.config import KNOBS, Config, ConfigError
 from condorsim.jobs.codes import JobStatus, Universe
 from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid, managed_externally
 from condorsim.runtime.daemon import DaemonContext
@@ -56,7 +56,10 @@ def submit_config(cfg: Config) -> dict[str, str]:
     """
     out: dict[str, str] = {}
     for name in {k for k in KNOBS if "<" not in k} | set(cfg.names()):
-        value = cfg.get(name)
+        try:
+            value = cfg.get(name)
+        except ConfigError:
+            continue  # a value that does not expand (a transform's own $INT(...)): not submit's
         if value is not None:
             out[name] = value
     return out
