@@ -71,6 +71,18 @@ def _status(argv: list[str]) -> int:
     return tool(argv)
 
 
+def _transform_ads(argv: list[str]) -> int:
+    from condorsim.tools.transform_ads import main as tool
+
+    return tool(argv)
+
+
+def _job_router_info(argv: list[str]) -> int:
+    from condorsim.tools.job_router_info import main as tool
+
+    return tool(argv)
+
+
 def _demo(argv: list[str]) -> int:
     from condorsim.tools.demo import main as tool
 
@@ -247,6 +259,8 @@ COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "status": (_status, "list collector ads, like condor_status"),
     "config_val": (_config_val, "show configuration values, like condor_config_val"),
     "classad_eval": (_classad_eval, "evaluate ClassAd expressions, like classad_eval"),
+    "transform_ads": (_transform_ads, "transform ClassAds with rules, like condor_transform_ads"),
+    "job_router_info": (_job_router_info, "show routes and route jobs offline, like condor_job_router_info"),
     "demo": (_demo, "the tour (make demo)"),
     "submit": (_submit, "submit jobs, like condor_submit (-dry-run - prints the job ads)"),
     "q": (_jobs_command("q"), "list the job queue, like condor_q"),

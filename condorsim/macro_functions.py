@@ -262,8 +262,8 @@ def _number(word: str, body: str, source: MacroSource) -> str:
         number = _long_param(value)
         if number is None:
             raise MacroFunctionError(f"$INT() macro: {value} does not evaluate to an integer!")
-        text = _format(fmt, number, pattern, bad_format) if comma else str(number)
-        return text[:_SNPRINTF_LIMIT]
+        text = _format(fmt, _c_int(fmt, number), pattern, bad_format) if comma else str(number)
+        return text.split("\0", 1)[0][:_SNPRINTF_LIMIT]  # C's string ends at a NUL (%c of 0)
     try:
         real = parse_double(value)
     except InvalidValue:
@@ -272,6 +272,25 @@ def _number(word: str, body: str, source: MacroSource) -> str:
         return _c_general(real)[:_SNPRINTF_LIMIT]
     text = _format(fmt, real, pattern, bad_format)[:_SNPRINTF_LIMIT]
     return text if "." in text else text + ".0"
+
+
+_INT_CONVERSION = re.compile(r"%[-+ #0]*[0-9]*(?:\.[0-9]+)?(hh|h|ll|l|q|j|z|t)?([diouxXc])")
+_INT_BITS = {"hh": 8, "h": 16, "": 32}
+
+
+def _c_int(fmt: str, number: int) -> int:
+    """``number`` as C's ``printf`` reads it for ``fmt``: HTCondor passes a 64-bit value, so
+    ``%d`` sees its low 32 bits (``%hd`` 16, ``%hhd`` and ``%c`` 8); ``%u``, ``%x``, ``%o``
+    see it unsigned."""
+    m = _INT_CONVERSION.search(fmt)
+    if m is None:
+        return number
+    modifier, conversion = m.group(1) or "", m.group(2)
+    bits = 8 if conversion == "c" else _INT_BITS.get(modifier, 64)
+    value = number & ((1 << bits) - 1)
+    if conversion in "di" and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
 
 
 def _c_general(value: float) -> str:

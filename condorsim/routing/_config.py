@@ -93,6 +93,15 @@ def load_router_config(config: Config) -> RouterConfig:
     """The router's configuration; never raises (problems are in ``errors``)."""
     out = RouterConfig(config=config.get_raw)
     try:
+        _load(config, out)
+    except ConfigError as exc:  # a list knob whose $(...) cannot be expanded
+        out.errors.append(TransformError(str(exc)))
+        out.enabled = False
+    return out
+
+
+def _load(config: Config, out: RouterConfig) -> None:
+    try:
         out.source_constraint = config.get("JOB_ROUTER_SOURCE_JOB_CONSTRAINT") or ""
         out.router_name = config.get("JOB_ROUTER_NAME") or ""
         out.round_robin = config.get_bool("JOB_ROUTER_ROUND_ROBIN_SELECTION", False)
@@ -106,7 +115,7 @@ def load_router_config(config: Config) -> RouterConfig:
     except ConfigError as exc:
         out.errors.append(TransformError(str(exc)))
         out.enabled = False
-        return out
+        return
     if not out.router_name:
         out.errors.append(TransformError("JOB_ROUTER_NAME must not be empty", "JOB_ROUTER_NAME"))
         out.enabled = False
@@ -142,7 +151,6 @@ def load_router_config(config: Config) -> RouterConfig:
     if out.routes:
         out.notes.append("Routes will be matched in this order: "
                          + ", ".join(r.name for r in out.routes))
-    return out
 
 
 class _Loader:

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from condorsim.classad import ClassAd, ExprTree
-from condorsim.transform import Result, TransformMacros, apply, apply_all
+from condorsim.transform import Result, TransformMacros, apply
 
 from ._config import RouterConfig
 from ._route import GRID_UNIVERSE, Route
@@ -116,16 +116,21 @@ def _edits(
     env: Mapping[str, str] | None, rng: random.Random | None,
 ) -> Result:  # fmt: skip
     """Pre-route transforms (those that match), the route's own (always: its REQUIREMENTS
-    chose the job), post-route transforms (those that match); one macro table."""
+    chose the job), post-route transforms (those that match); one macro table. The steps
+    name each transform as it starts, as HTCondor's ``-log-steps`` does."""
     macros = TransformMacros.create(config=router.config, env=env, rng=rng)
+    result = Result(ad=job, macros=macros)
     pre = router.pre_route if route.use_pre_route_transforms else []
     post = router.post_route if route.use_pre_route_transforms else []
-    result = apply_all(pre, job, macros=macros, now=now)
-    if result.ok:
-        result.absorb(apply(route.transform, result.ad, macros=result.macros, now=now),
-                      route.name)  # fmt: skip
-    if result.ok:
-        result.absorb(apply_all(post, result.ad, macros=result.macros, now=now))
+    chain = [(t, "pre-route transform") for t in pre] + [(route.transform, "route")]
+    chain += [(t, "post-route transform") for t in post]
+    for transform, role in chain:
+        if transform is not route.transform and not transform.matches(result.ad, now):
+            continue
+        result.steps.append(f"Applying {role}: {transform.name}")
+        result.absorb(apply(transform, result.ad, macros=result.macros, now=now), transform.name)
+        if not result.ok:
+            break
     result.macros.ad = None
     return result
 

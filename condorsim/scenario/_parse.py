@@ -25,6 +25,7 @@ from ._fields import Entry, FileContext, did_you_mean
 from ._jobs import check_submits
 from ._locate import Locator
 from ._model import QUIET, Scenario, TimelineEntry
+from ._routing import check_routing
 from ._sections import (
     entry_label,
     parse_action,
@@ -102,6 +103,7 @@ def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".
     _check_unique_names(ctx, scenario)
     _check_moments(ctx, scenario)
     check_submits(ctx, scenario)
+    check_routing(ctx, scenario)
     return scenario
 
 

@@ -37,6 +37,7 @@ from condorsim.classad._unparse import unparse
 
 from ._errors import TransformError
 from ._flatten import flatten, retarget
+from ._parse import is_attribute_name
 
 __all__ = ["ConvertedRoute", "convert_route_ad", "defaults_ad", "split_route_ads"]
 
@@ -81,10 +82,12 @@ def _sorted(mapping: dict[str, tuple[str, str]]) -> list[tuple[str, str]]:
     return [mapping[k] for k in sorted(mapping)]
 
 
-def convert_route_ad(route: ClassAd, name: str = "") -> ConvertedRoute:
+def convert_route_ad(route: ClassAd, name: str = "", *, old_ce: bool = False) -> ConvertedRoute:
     """The transform statements of the merged route ad ``route`` (see the module comment).
 
-    ``name`` is the route's name before the ad's own ``Name`` (a knob's name)."""
+    ``name`` is the route's name before the ad's own ``Name`` (a knob's name). With
+    ``old_ce`` (converting a foreign configuration) a name that is a valid attribute name
+    gets no NAME statement."""
     assignments: dict[str, tuple[str, str]] = {}
     strings: set[str] = set()
     copies: dict[str, tuple[str, str]] = {}
@@ -132,7 +135,7 @@ def convert_route_ad(route: ClassAd, name: str = "") -> ConvertedRoute:
             if text:
                 assignments[lower] = (attr, text)
     out = [f"# autoconversion of route '{name}' from old route syntax"]
-    if name:
+    if name and not (old_ce and is_attribute_name(name)):
         out.append(f"NAME {name}")
     if universe:
         out.append(f"UNIVERSE {universe}")

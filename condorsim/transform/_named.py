@@ -70,7 +70,12 @@ class JobTransforms:
     @classmethod
     def from_config(cls, config: _Config) -> JobTransforms:
         out = cls(config=config.get_raw)
-        for name in config.get_list("JOB_TRANSFORM_NAMES"):
+        try:
+            names = config.get_list("JOB_TRANSFORM_NAMES")
+        except Exception as exc:  # a ConfigError: the list cannot be expanded
+            out.errors.append(TransformError(str(exc), "JOB_TRANSFORM_NAMES"))
+            return out
+        for name in names:
             if name.upper() == "NAMES":
                 continue
             knob = f"JOB_TRANSFORM_{name}"

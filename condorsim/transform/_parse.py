@@ -33,37 +33,19 @@ import re
 from dataclasses import dataclass, field
 
 from condorsim.classad import ClassAdError, ExprTree
-from condorsim.classad._parser import parse_expression
-from condorsim.classad._regex import PatternError, compile_pcre
 from condorsim.config._conditions import ConditionError, evaluate_condition
 from condorsim.config._lines import keyword
 from condorsim.config._macros import is_valid_name
 from condorsim.submit._lines import logical_lines
 
+from ._commands import KEYWORDS, is_attribute_name, parse_command, parse_expr_old
 from ._errors import TransformError
-from ._program import Assign, Command, Conditional, Message, Statement, Transform, universe_number
+from ._program import Assign, Conditional, Message, Statement, Transform, universe_number
 
 __all__ = ["KEYWORDS", "is_attribute_name", "parse_expr_old", "parse_transform"]
 
-KEYWORDS = {
-    "COPY": 2, "DEFAULT": 2, "DELETE": 1, "EVALMACRO": 2, "EVALSET": 2, "NAME": 0, "RENAME": 2,
-    "REQUIREMENTS": 0, "SET": 2, "TRANSFORM": 0, "UNIVERSE": 1,
-}  # fmt: skip
-"""HTCondor's transform keywords and how many arguments each takes."""
-_REGEX_KEYWORDS = frozenset({"COPY", "RENAME", "DELETE"})
 _HOISTED = ("name", "requirements", "universe", "transform")
 _SPACE = " \t\r\n"
-_ATTR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def is_attribute_name(name: str) -> bool:
-    """HTCondor's ``IsValidAttrName``: a letter or ``_``, then letters, digits, ``_``."""
-    return _ATTR.fullmatch(name) is not None
-
-
-def parse_expr_old(text: str) -> ExprTree:
-    """A ClassAd expression as HTCondor's transforms parse one (old ClassAd syntax)."""
-    return parse_expression(text, old_syntax=True)
 
 
 def _hoisted_keyword(line: str, word: str) -> str | None:
@@ -324,123 +306,5 @@ class _Parser:
             raise TransformError(f"Illegal Identifier: <{name}>", line=number)
         return Assign(number, name, rhs)
 
-    def command(self, number: int, line: str) -> Command | Statement:
-        tokens = _Tokens(line)
-        word = tokens.next()
-        assert word is not None
-        key = word.upper()
-        if key not in KEYWORDS:
-            raise TransformError(f"{word} is not a valid transform keyword", line=number)
-        count = KEYWORDS[key]
-        first = tokens.next()
-        start = tokens.start - (1 if tokens.quoted else 0)
-        if first is None:
-            if key == "TRANSFORM":
-                return Statement(number)
-            what = {2: "2 arguments", 1: "an attribute name", 0: "a value"}[count]
-            raise TransformError(f"{key} needs {what}", line=number)
-        regex: re.Pattern[bytes] | None = None
-        if key in _REGEX_KEYWORDS and first.startswith("/") and not tokens.quoted:
-            pattern, options = tokens.regex()
-            if pattern is None:
-                raise TransformError(f"{key}: invalid regex", line=number)
-            regex = self.compile(key, pattern, options, number)
-            attr = "/" + pattern + "/"
-        else:
-            attr = first
-            if attr.endswith((",", "=")):
-                raise TransformError(
-                    f"{key} {attr}: write the attribute and its value apart "
-                    f"({key} {attr[:-1]} ... or {key} {attr[:-1]} = ...)",
-                    line=number,
-                )
-            if key in ("SET", "DEFAULT", "EVALSET") and not is_attribute_name(attr):
-                raise TransformError(f"{key}: {attr!r} is not an attribute name", line=number)
-            if key in ("COPY", "RENAME", "DELETE") and not is_attribute_name(attr):
-                raise TransformError(f"{key}: {attr!r} is not an attribute name", line=number)
-        if count == 2:
-            second = tokens.next()
-            if second in ("=", ",") and not tokens.quoted:
-                second = tokens.next()
-            if second is None:
-                raise TransformError(f"{key} needs 2 arguments", line=number)
-            rest = line[tokens.start - (1 if tokens.quoted else 0) :]
-        else:
-            rest = line[start:].lstrip(_SPACE)
-        return self.checked(Command(number, key, attr, rest, regex, None, line))
-
-    def compile(self, key: str, pattern: str, options: str, number: int) -> re.Pattern[bytes] | None:
-        flags = re.IGNORECASE | (re.MULTILINE if "m" in options else 0)
-        if "U" in options:
-            self.warnings.append(TransformError(
-                f"{key} /{pattern}/U: ungreedy regexes are not supported; the entry is ignored",
-                line=number))  # fmt: skip
-            return None
-        try:
-            return compile_pcre(pattern, flags)
-        except PatternError:
-            self.warnings.append(TransformError(
-                f"Error compiling regex '{pattern}'. this entry will be ignored.", line=number))
-            return None
-
-    def checked(self, command: Command) -> Command:
-        """Parse the expression now when it has no macro; note what HTCondor would skip."""
-        key, rest = command.keyword, command.rest
-        if "$" in rest:
-            return command
-        if key in ("SET", "DEFAULT", "EVALSET", "EVALMACRO"):
-            try:
-                tree = parse_expr_old(rest)
-            except ClassAdError:
-                verb = "could not evaluate" if key.startswith("EVAL") else "invalid expression"
-                self.warnings.append(TransformError(
-                    f"{key} {command.attr} {verb} : {rest}", line=command.line))  # fmt: skip
-                return command
-            return Command(command.line, key, command.attr, rest, command.regex, tree, command.text)
-        if key in ("COPY", "RENAME") and command.regex is None and not is_attribute_name(rest):
-            self.warnings.append(TransformError(
-                f"{key} {command.attr} new name {rest} is not valid", line=command.line))
-        return command
-
-
-class _Tokens:
-    """HTCondor's ``tokener``: words split on white space; a quoted word is one token."""
-
-    def __init__(self, line: str) -> None:
-        self.line = line
-        self.next_at = 0
-        self.start = 0
-        self.quoted = False
-
-    def next(self) -> str | None:
-        line, i = self.line, self.next_at
-        while i < len(line) and line[i] in _SPACE:
-            i += 1
-        if i >= len(line):
-            self.start = len(line)
-            return None
-        self.quoted = line[i] in "\"'"
-        if self.quoted:
-            end = line.find(line[i], i + 1)
-            self.start = i + 1
-            self.next_at = len(line) if end < 0 else end + 1
-            return line[i + 1 : end if end >= 0 else len(line)]
-        end = i
-        while end < len(line) and line[end] not in _SPACE:
-            end += 1
-        self.start, self.next_at = i, end
-        return line[i:end]
-
-    def regex(self) -> tuple[str | None, str]:
-        """``/pattern/options`` at the current token: (pattern or None, option letters)."""
-        close = self.line.find("/", self.start + 1)
-        if close < 0:
-            return None, ""
-        end = close + 1
-        while end < len(self.line) and self.line[end] not in _SPACE:
-            end += 1
-        options = self.line[close + 1 : end]
-        if any(c not in "gmiU" for c in options):
-            return None, ""
-        self.next_at = end
-        return self.line[self.start + 1 : close], options
+    def command(self, number: int, line: str) -> Statement:
+        return parse_command(number, line, self.warnings)

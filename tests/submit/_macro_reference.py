@@ -33,6 +33,9 @@ for line in sys.stdin:
             if "construction from null" not in str(exc):
                 raise
             value = ""
+        except UnicodeDecodeError:  # HTCondor made bytes that are not UTF-8 ($INT(-3,%c))
+            print(json.dumps(["undecodable", None]), flush=True)
+            continue
     print(json.dumps(["ok", value]), flush=True)
 """
 
@@ -41,7 +44,8 @@ _EXCEPT = re.compile(r'ERROR "(.*)" at line \d+ in file', re.DOTALL)
 
 def reference(cases: Iterable[dict[str, object]]) -> list[tuple[str, object]]:
     """For each case ``{"text": submit text, "key": name[, "jobs": True]}``: ("ok", value)
-    or ("error", HTCondor's message) or ("crash", description)."""
+    or ("error", HTCondor's message) or ("crash", description), or ("undecodable", None)
+    when HTCondor's text is not UTF-8 (not comparable)."""
     pending = [json.dumps(c) for c in cases]
     results: list[tuple[str, object]] = []
     env = dict(os.environ, CONDOR_CONFIG="/dev/null")
