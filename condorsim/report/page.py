@@ -98,7 +98,7 @@ def build_report(run_dir: Path, out: Path, jobs: Sequence[str] = ()) -> ReportSu
         results=(data.result or {}).get("results") or [], divs=divs, script=script,
         resources=RESOURCES.render_js(), css=RESOURCES.render_css(),
         legend=[(STATE_LABEL[s], STATE_COLOUR[s], s in STATE_HATCH) for s in STATE_LABEL
-                if s in states],
+                if s in states and s not in ("completed", "removed")],
         marks=[(words, colour, symbol) for kind, (_, colour, words, symbol) in
                MARK_STYLE.items() if kind in kinds],
         routes=route_counts(data.ads), jobs=_job_rows(stories, data)[:TABLE_MAX],
@@ -182,6 +182,11 @@ def _events_summary(types: list[str]) -> str:
 
 def _job_rows(stories: list[JobStory], data: RunData) -> list[dict[str, Any]]:
     rows = []
+    one_day = clock(data.start, data.tz)[:10] == clock(data.end, data.tz)[:10]
+
+    def when(t: float) -> str:  # the time alone while the whole run is one day
+        return clock(t, data.tz, date=not one_day)
+
     for i, story in enumerate(stories):
         events = data.events.get(story.job, [])
         ad = data.ads.get(story.job, {})
@@ -194,9 +199,9 @@ def _job_rows(stories: list[JobStory], data: RunData) -> list[dict[str, Any]]:
             "state": story.final,
             "universe": UNIVERSE.get(universe, str(universe or "")),
             "where": next((r.place for r in reversed(story.runs) if r.place), ""),
-            "submitted": clock(story.submitted, data.tz, date=False),
-            "started": clock(starts[0], data.tz, date=False) if starts else "",
-            "ended": clock(end, data.tz, date=False) if end is not None else "",
+            "submitted": when(story.submitted),
+            "started": when(starts[0]) if starts else "",
+            "ended": when(end) if end is not None else "",
             "runs": len(story.runs),
             "exit": "" if exit_code is None else str(exit_code),
             "hold": str(data.value(story.job, "HoldReason") or ""),
