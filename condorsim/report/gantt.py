@@ -92,19 +92,32 @@ def _gantt_figure(rows: list[str], x_range: Range1d, row_px: int) -> Any:
     return p
 
 
+def _split(bars: dict[str, list[Any]]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """(plain bars, hatched bars): a hatch costs the browser much more to draw, so only
+    the bars that need one get it."""
+    hatched = [i for i, h in enumerate(bars["hatch"]) if h.strip()]
+    chosen = set(hatched)
+    plain = [i for i in range(len(bars["hatch"])) if i not in chosen]
+    return ({k: [v[i] for i in plain] for k, v in bars.items()},
+            {k: [v[i] for i in hatched] for k, v in bars.items()})
+
+
 def _draw(p: Any, bars: dict[str, list[Any]], marks: ColumnDataSource, *,
           labels: bool, mark_px: int) -> None:
-    source = ColumnDataSource(bars)
-    glyphs = p.hbar(y="y", left="left", right="right", height=0.72, source=source,
-                    fill_color="colour", line_color="white", line_width=0.5,
-                    hatch_pattern="hatch", hatch_color="#8a5a00", hatch_alpha=0.35,
-                    hatch_scale=8)
-    p.add_tools(HoverTool(renderers=[glyphs], tooltips=[
+    plain, hatched = _split(bars)
+    style = {"y": "y", "left": "left", "right": "right", "height": 0.72,
+             "fill_color": "colour", "line_color": "white", "line_width": 0.5}
+    renderers = [p.hbar(source=ColumnDataSource(plain), **style)]
+    if hatched["y"]:
+        renderers.append(p.hbar(source=ColumnDataSource(hatched), hatch_pattern="/",
+                                hatch_color="#8a5a00", hatch_alpha=0.35, hatch_scale=8,
+                                **style))
+    p.add_tools(HoverTool(renderers=renderers, tooltips=[
         ("job", "@job (@owner)"), ("state", "@state"), ("on", "@place"),
         ("from", "@t0"), ("to", "@t1"), ("then", "@then")]))
     if labels:
-        p.text(x="left", y="y", text="label", source=source, x_offset=9, text_font_size="10px",
-               text_baseline="middle", text_color="#1b2631")
+        p.text(x="left", y="y", text="label", source=ColumnDataSource(bars), x_offset=9,
+               text_font_size="10px", text_baseline="middle", text_color="#1b2631")
     if marks.data["x"]:
         dots = p.scatter(x="x", y="y", marker="marker", size=mark_px, source=marks,
                          fill_color="colour", line_color="white", line_width=1)

@@ -32,8 +32,9 @@ def write_report(run_dir: Path, out: Path, jobs: list[str] | None = None, *,
     except OSError as e:
         print(f"{prog}: cannot write {out}: {e.strerror}", file=sys.stderr)
         return 1
-    print(f"report: {summary.path} ({summary.size / 1e6:.1f} MB; {summary.jobs} jobs, "
-          f"{summary.slots} slots)")
+    jobs, slots = summary.jobs, summary.slots
+    print(f"report: {summary.path} ({summary.size / 1e6:.1f} MB; {jobs} job{'s' * (jobs != 1)}, "
+          f"{slots} slot{'s' * (slots != 1)})")
     return 0
 
 
