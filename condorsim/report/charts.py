@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bokeh.models import (
+    BasicTicker,
     ColumnDataSource,
     CompositeTicker,
     DataRange1d,
@@ -96,10 +97,12 @@ def stacked_chart(title: str, series: StepSeries, end: float, tz: str, x_range: 
                                                                      strict=True)][::-1]]
     p.add_tools(HoverTool(renderers=[lines[-1]], tooltips=tooltips, mode="vline",
                           line_policy="nearest"))
-    p.yaxis.ticker.min_interval = 1  # counts: no tick between two whole numbers
-    p.yaxis.ticker.num_minor_ticks = 0
+    p.yaxis.ticker = BasicTicker(min_interval=1, num_minor_ticks=0)  # counts: whole numbers
     p.legend.orientation = "horizontal"
     p.legend.label_text_font_size = "11px"
+    p.legend.location = "top_left"
+    p.legend.border_line_alpha = 0
+    p.legend.padding = 2
     p.add_layout(p.legend[0], "below")
     return p
 
@@ -129,8 +132,7 @@ def cycles_chart(cycles: Sequence[Cycle], tz: str, x_range: Range1d) -> Any:
         "submitters": [c.submitters for c in cycles], "when": [clock(c.t, tz) for c in cycles],
         "colour": ["#2f7ed8" if c.matches else "#c3cad3" for c in cycles],
         "size": [6 if c.matches else 3 for c in cycles]})
-    p.yaxis.ticker.min_interval = 1
-    p.yaxis.ticker.num_minor_ticks = 0
+    p.yaxis.ticker = BasicTicker(min_interval=1, num_minor_ticks=0)
     p.segment(x0="x", y0="zero", x1="x", y1="top", color="colour", line_width=2, source=source)
     dots = p.scatter(x="x", y="top", size="size", color="colour", source=source)
     p.add_tools(HoverTool(renderers=[dots], tooltips=[

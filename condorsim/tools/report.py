@@ -32,9 +32,9 @@ def write_report(run_dir: Path, out: Path, jobs: list[str] | None = None, *,
     except OSError as e:
         print(f"{prog}: cannot write {out}: {e.strerror}", file=sys.stderr)
         return 1
-    jobs, slots = summary.jobs, summary.slots
-    print(f"report: {summary.path} ({summary.size / 1e6:.1f} MB; {jobs} job{'s' * (jobs != 1)}, "
-          f"{slots} slot{'s' * (slots != 1)})")
+    n_jobs, n_slots = summary.jobs, summary.slots
+    print(f"report: {summary.path} ({summary.size / 1e6:.1f} MB; {n_jobs} "
+          f"job{'s' * (n_jobs != 1)}, {n_slots} slot{'s' * (n_slots != 1)})")
     return 0
 
 
