@@ -102,7 +102,6 @@ def stacked_chart(title: str, series: StepSeries, end: float, tz: str, x_range: 
     p.legend.label_text_font_size = "11px"
     p.legend.location = "top_left"
     p.legend.border_line_alpha = 0
-    p.legend.padding = 2
     p.add_layout(p.legend[0], "below")
     return p
 

@@ -23,7 +23,7 @@ from bokeh.plotting import figure
 from .charts import time_axis
 from .palette import MARK_STYLE, STATE_COLOUR, STATE_HATCH, STATE_LABEL, chart_ms, clock
 from .series import natural_key
-from .timeline import JobStory, Mark, Span
+from .timeline import JobStory, Mark, Run, Span
 
 LABELS_MAX = 80  # bars labelled with their job id when there are at most this many
 COMPLETED_MARKS_MAX = 400  # above this many runs, a completion is the bar's end alone
@@ -33,11 +33,37 @@ _OUTCOME_WORDS = {"completed": "completed", "requeued": "exited, requeued",
                   "resubmitted": "resubmitted"}
 
 
-def slot_rows(stories: Iterable[JobStory], slots: Sequence[str]) -> list[str]:
-    """The slots, then the other places runs were at (sites, the schedd, unknown)."""
-    places = {run.place or "(slot not known)" for s in stories for run in s.runs}
-    others = sorted(places - set(slots), key=lambda p: (p.startswith("("), natural_key(p)))
-    return [*slots, *others]
+def slot_rows(stories: Iterable[JobStory], slots: Sequence[str]) -> tuple[list[str],
+                                                                         dict[int, str]]:
+    """The rows -- the slots, then the other places runs were at (sites, the schedd,
+    unknown) -- and each run's row (by ``id(run)``). A place that holds several runs at
+    once (a grid site with several slots, the schedd's local universe) gets a row per
+    lane: ``site: batch slurm · 1``, ``· 2`` ...; a run takes the first lane free."""
+    by_place: dict[str, list[Run]] = {}
+    for story in stories:
+        for run in story.runs:
+            by_place.setdefault(run.place or "(slot not known)", []).append(run)
+    lanes_of: dict[str, list[list[Run]]] = {}
+    for place, runs in by_place.items():
+        lanes: list[list[Run]] = []
+        for run in sorted(runs, key=lambda r: (r.start, r.end)):
+            lane = next((ln for ln in lanes if ln[-1].end <= run.start), None)
+            if lane is None:
+                lanes.append([run])
+            else:
+                lane.append(run)
+        lanes_of[place] = lanes
+    others = sorted(set(by_place) - set(slots), key=lambda p: (p.startswith("("), natural_key(p)))
+    rows: list[str] = []
+    row_of: dict[int, str] = {}
+    for place in [*slots, *others]:
+        lanes = lanes_of.get(place, [[]])
+        names = [place] if len(lanes) == 1 else [f"{place} · {i}" for i in
+                                                 range(1, len(lanes) + 1)]
+        rows += names
+        for name, lane in zip(names, lanes, strict=True):
+            row_of.update({id(run): name for run in lane})
+    return rows, row_of
 
 
 def _bars() -> dict[str, list[Any]]:
@@ -128,15 +154,15 @@ def _draw(p: Any, bars: dict[str, list[Any]], marks: ColumnDataSource, *,
 def slot_gantt(stories: Sequence[JobStory], slots: Sequence[str], tz: str,
                x_range: Range1d) -> Any:
     """Every run of every job on its slot (or site) over time."""
-    rows = slot_rows(stories, slots)
+    rows, row_of = slot_rows(stories, slots)
     bars = _bars()
     marks: list[tuple[str, Mark, JobStory]] = []
     for story in stories:
         for run in story.runs:
-            row = run.place or "(slot not known)"
+            row = row_of[id(run)]
             then = _OUTCOME_WORDS.get(run.outcome, run.outcome)
             for i, span in enumerate(run.spans()):
-                _add_bar(bars, row, span, story, row, then, tz, label=i == 0)
+                _add_bar(bars, row, span, story, run.place or "?", then, tz, label=i == 0)
             mark = next((m for m in story.marks if m.t == run.end and m.kind == run.outcome),
                         None)
             if mark is not None:
