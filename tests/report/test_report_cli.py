@@ -78,13 +78,19 @@ def test_a_pool_directory_without_a_result_file(tmp_path: Path,
     (run / "spool" / "history").write_text(
         f'ClusterId = 1\nProcId = 0\nOwner = "alice"\nJobStatus = 4\nCompletionDate = {T0 + 80}\n'
         f'LastRemoteHost = "slot1@exec1"\n'
-        f'*** Offset = 0 ClusterId = 1 ProcId = 0 Owner = "alice" CompletionDate = {T0 + 80}\n')
+        f'*** Offset = 0 ClusterId = 1 ProcId = 0 Owner = "alice" CompletionDate = {T0 + 80}\n'
+        f'ClusterId = 2\nProcId = 0\nOwner = "alice"\nJobStatus = 4\nRouteName = "Site1"\n'
+        f'RoutedFromJobId = "1.0"\nCompletionDate = {T0 + 90}\n'
+        f'*** Offset = 99 ClusterId = 2 ProcId = 0 Owner = "alice" CompletionDate = {T0 + 90}\n')
     assert report_main([str(run)]) == 0
     assert capsys.readouterr().out.startswith(f"report: {run / 'report.html'}")
     html = (run / "report.html").read_text()
     assert "has no <span class=\"mono\">result.json</span>" in html
     assert '<td class="mono"><b>1.0</b></td>' in html and "slot1@exec1" in html
     assert "SHADOW_START" in html
+    # a routed copy: the routes table counts it by RouteName and status
+    assert '<section id="routes">' in html
+    assert '<tr><td class="mono">Site1</td><td>1</td><td><b>1</b></td></tr>' in html
 
 
 NO_SLOT = '''
