@@ -83,8 +83,9 @@ def replay(path_or_scenario: str | Path | Scenario, *, keep: Path | None = None,
     ``keep``: run in this directory and leave it (logs, trace, queue) for ``condorsim
     trace``; otherwise a temporary directory is removed afterwards. ``json_out``: write
     the results as JSON. ``explain``: keep the run directory until the caller has
-    narrated it (the outcome's ``run_dir``; the caller removes it). ``progress``: a
-    progress line on stderr. Raises :class:`condorsim.scenario.ScenarioError` for a bad
+    narrated it or written its report (the outcome's ``run_dir``; the caller removes it).
+    A run directory that outlives the call gets ``result.json`` (:data:`RESULT_FILE`).
+    ``progress``: a progress bar on stderr. Raises :class:`condorsim.scenario.ScenarioError` for a bad
     file before any daemon starts.
     """
     scenario = (path_or_scenario if isinstance(path_or_scenario, Scenario)
