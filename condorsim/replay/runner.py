@@ -44,12 +44,11 @@ from .driver import Driver
 from .instants import Instants, ReplayCoordinator, ReplayHost
 from .poolconfig import CONFIG_HEADER, make_run_dir
 from .progress import Progress
+from .runfacts import run_facts
 from .view import snapshot
 
 STOP_TIMEOUT = 10.0  # real seconds a daemon gets to exit on SIGTERM
 RESULT_FILE = "result.json"  # in every kept run directory: what --json writes
-_STATUS = {1: "Idle", 2: "Running", 3: "Removed", 4: "Completed", 5: "Held",
-           6: "Transferring Output", 7: "Suspended"}
 
 
 @dataclass
@@ -106,52 +105,6 @@ def replay(path_or_scenario: str | Path | Scenario, *, keep: Path | None = None,
     if json_out is not None:
         json_out.write_text(json.dumps(outcome.json, indent=2) + "\n", encoding="utf-8")
     return outcome
-
-
-def jobs_left(job_ads: list[Any]) -> list[str]:
-    """``"1.0 (Idle)"`` for each job that had not completed nor been removed."""
-    from .jobflow import job_id
-
-    left = []
-    for ad in job_ads:
-        status = ad.evaluate("JobStatus")
-        if status not in (3, 4):
-            left.append(f"{job_id(ad)} ({_STATUS.get(status, status)})")
-    return left
-
-
-def run_facts(outcome: ReplayOutcome) -> dict[str, Any]:
-    """The ``run`` part of the result file: when it ran, until when, and why it stopped."""
-    scenario = outcome.scenario
-    return {
-        "start": scenario.start, "end": outcome.final_time, "timezone": scenario.timezone,
-        "description": scenario.description, "until": scenario.until, "max": scenario.max,
-        "finish_reason": outcome.finish_reason, "stopped_at_max": outcome.stopped_at_max,
-        "jobs_left": jobs_left(outcome.job_ads),
-    }
-
-
-def stopped_line(outcome: ReplayOutcome) -> str:
-    """What the replay prints when the run stopped at its max with jobs left."""
-    from .progress import sim_datetime
-
-    left = jobs_left(outcome.job_ads)
-    scenario = outcome.scenario
-    shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
-    return (f"the run stopped at its max ({_span(scenario.max)}, "
-            f"{sim_datetime(scenario.deadline, scenario.timezone)} {scenario.timezone}) "
-            f"with {len(left)} job{'' if len(left) == 1 else 's'} not finished"
-            + (f": {shown}" if shown else "") + "; the queue never emptied. "
-            "Set `max` in [scenario] to stop sooner.")
-
-
-def _span(seconds: int) -> str:
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    text = "".join(f"{n}{u}" for n, u in ((days, "d"), (hours, "h"), (minutes, "m"),
-                                           (secs, "s")) if n)
-    return text or "0s"
 
 
 def _fresh_keep_dir(keep: Path) -> Path:

@@ -39,7 +39,8 @@ from .series import (
     route_counts,
     slot_state_series,
 )
-from .timeline import JobStory, build_stories
+from .stories import build_stories
+from .timeline import JobStory
 
 # BokehJS itself, inlined; the widgets for the flow's menu. (bokeh.resources.INLINE also
 # inlines MathJax, tables and WebGL: 2.3 MB more that no chart here uses.)

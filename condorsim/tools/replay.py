@@ -44,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     """Entry point of ``condorsim replay``."""
     from condorsim.replay.explain import narrate
-    from condorsim.replay.runner import print_outcome, replay, stopped_line
+    from condorsim.replay.runfacts import stopped_line
+    from condorsim.replay.runner import print_outcome, replay
 
     try:
         args = _parser().parse_args(argv)

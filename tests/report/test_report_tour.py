@@ -11,7 +11,7 @@ import pytest
 from condorsim.replay.progress import sim_datetime
 from condorsim.report.rundata import load_run
 from condorsim.report.series import read_startd_history
-from condorsim.report.timeline import build_stories
+from condorsim.report.stories import build_stories
 
 pytestmark = pytest.mark.pool
 

@@ -14,7 +14,8 @@ from condorsim.report.series import (
     route_counts,
     slot_state_series,
 )
-from condorsim.report.timeline import JobStory, StartdRun, build_stories, paint
+from condorsim.report.stories import build_stories
+from condorsim.report.timeline import JobStory, StartdRun, paint
 
 T0 = 1_767_603_600  # 2026-01-05 09:00:00 UTC
 END = T0 + 3600
