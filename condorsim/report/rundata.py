@@ -65,7 +65,7 @@ class RunData:
     def name(self) -> str:
         if self.result is not None:
             return str(self.result.get("scenario") or self.run_dir.name)
-        return self.run_dir.name
+        return f"the pool at {self.run_dir}"
 
     def value(self, job: str, attr: str) -> Any:
         """The value of a literal attribute of a job's final ad (None when absent)."""

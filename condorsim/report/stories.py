@@ -256,19 +256,26 @@ def _terminal(events: list[Event], runs: list[Run], ad: Ad) -> tuple[str, float]
 
 
 def _marks(events: list[Event], runs: list[Run]) -> list[Mark]:
+    """A mark per run's end, and per hold, release, removal, completion or shadow exception
+    of the user log; the log's event of a run's end (within a second: on the wall clock
+    the shadow's and the schedd's clocks differ by a fraction) gives that mark its detail."""
     marks = {(run.end, run.outcome): Mark(run.end, run.outcome) for run in runs
              if run.outcome and run.outcome != "resubmitted"}
     kinds = {"JOB_HELD": "held", "JOB_RELEASED": "released", "JOB_ABORTED": "removed",
              "JOB_TERMINATED": "completed", "SHADOW_EXCEPTION": "shadow exception"}
+
+    def near(t: float, kind: str) -> tuple[float, str] | None:
+        return next((k for k in marks if k[1] == kind and abs(k[0] - t) < 1), None)
+
     for e in events:
         kind = kinds.get(e.type)
         detail = str(e.fields.get("HoldReason") or e.fields.get("Reason") or "")
         if e.type == "JOB_TERMINATED":
             detail = f"exit code {e.fields.get('ReturnValue', '?')}"
         if kind is not None:
-            marks[(e.timestamp, kind)] = Mark(e.timestamp, kind, detail)
+            key = near(e.timestamp, kind) or (e.timestamp, kind)
+            marks[key] = Mark(key[0], kind, detail)
         elif e.type == "JOB_EVICTED":
-            for key in ((e.timestamp, "requeued"), (e.timestamp, "evicted")):
-                if key in marks:
-                    marks[key] = Mark(key[0], key[1], detail)
+            for key in filter(None, (near(e.timestamp, "requeued"), near(e.timestamp, "evicted"))):
+                marks[key] = Mark(key[0], key[1], detail)
     return sorted(marks.values(), key=lambda m: m.t)

@@ -219,3 +219,16 @@ def test_the_startd_history_names_each_run_s_slot(tmp_path: Path) -> None:
         '*** Offset = 90 ClusterId = 3 ProcId = 1 Owner = "bob" CompletionDate = 1767604900\n')
     assert read_startd_history(path) == [
         StartdRun("3.0", "slot1@exec2", 1767604230.0, 1767604830.0)]
+
+
+def test_on_the_wall_clock_the_log_s_end_and_the_schedd_s_make_one_mark(tmp_path: Path) -> None:
+    def write(log: EventLogWriter) -> None:
+        log.submit(8, 0, T0, "<schedd>")
+        log.execute(8, 0, T0 + 20, "<startd>", slot_name="slot1@exec1")
+        log.terminated(8, 0, T0 + 80, return_value=0)
+    logs = [rec(20, "schedd", "shadow_started", job="8.0"),
+            {**rec(80, "schedd", "shadow_exited", job="8.0", outcome="completed"),
+             "sim_time": T0 + 80.4}]  # the schedd's own clock, a fraction later
+    story = build_stories(events_of(tmp_path, write), logs, {}, END)["8.0"]
+    assert [(m.kind, m.t, m.detail) for m in story.marks] == [
+        ("completed", T0 + 80.4, "exit code 0")]
