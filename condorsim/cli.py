@@ -3,9 +3,13 @@
 How this works
 --------------
 ``condorsim <command> [args]`` looks the command up in :data:`COMMANDS` (an explicit table,
-no attribute lookups) and hands it the rest of the arguments. Each command returns the exit
-status. Pool commands find the pool through ``$CONDORSIM_HOME`` (see :mod:`condorsim.pool`).
-A user error is a one-line message on stderr and a non-zero exit, never a traceback.
+no attribute lookups; ``condor_q`` is ``q``) and hands it the rest of the arguments. Each
+command returns the exit status. Pool commands find the pool through ``$CONDORSIM_HOME``
+(see :mod:`condorsim.pool`). ``-help`` (or ``-h``, ``--help``) anywhere on a command line
+describes the command and runs nothing: a command with a parser of its own prints its own
+usage, the others the usage text of the table. ``condorsim --version`` is ``condorsim
+version``. A user error is a one-line message on stderr and a non-zero exit, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from condorsim import pool as poolmod
 
@@ -23,25 +28,33 @@ from condorsim import pool as poolmod
 def _usage() -> str:
     width = max(len(n) for n in COMMANDS)
     lines = ["usage: condorsim <command> [arguments]", "", "commands:"]
-    for name, (_fn, summary) in COMMANDS.items():
-        lines.append(f"  {name.ljust(width)}  {summary}")
+    for name, command in COMMANDS.items():
+        lines.append(f"  {name.ljust(width)}  {command.summary}")
     lines.append("")
-    lines.append("`condorsim <command> -help` describes a command's arguments.")
+    lines.append("`condorsim <command> -help` describes a command's arguments; "
+                 "docs/tools.md lists them all.")
     return "\n".join(lines)
+
+
+HELP_WORDS = ("-h", "-help", "--help")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help", "help", "-help"):
+    if not args or args[0] in (*HELP_WORDS, "help"):
         print(_usage())
         return 0
+    if args[0] in ("--version", "-version"):
+        args = ["version"]
     name, rest = args[0], args[1:]
     entry = COMMANDS.get(name) or COMMANDS.get(name.removeprefix("condor_"))
     if entry is None:
         print(f"condorsim: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
     try:
-        return entry[0](rest)
+        if any(a in HELP_WORDS for a in rest) and entry.help is not None:
+            return _help(name, entry)
+        return entry.run(rest)
     except poolmod.PoolNotRunning as e:
         print(f"condorsim {name}: {e}", file=sys.stderr)
         return 1
@@ -50,6 +63,17 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `condorsim q | head`: the reader left; not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _help(name: str, entry: Command) -> int:
+    """``condorsim NAME -help``: the command's usage; nothing is run."""
+    if entry.help == "argparse":
+        try:
+            return entry.run(["--help"])
+        except SystemExit as e:
+            return int(e.code or 0)
+    print(entry.help)
+    return 0
 
 
 # -- commands that belong to modules of their own ------------------------------------------------
@@ -89,36 +113,18 @@ def _demo(argv: list[str]) -> int:
     return tool(argv)
 
 
-def _submit(argv: list[str]) -> int:
-    if "-dry-run" in argv:
-        # condor_submit -dry-run DEST [FILE]: print the job ads, submit nothing; "-" is stdout.
-        from condorsim.submit.tool import dry_run
-
-        rest = list(argv)
-        i = rest.index("-dry-run")
-        dest = rest[i + 1] if i + 1 < len(rest) else "-"
-        del rest[i : i + 2]
-        source = rest[0] if rest else "-"
-        if dest == "-":
-            return dry_run(source, sys.stdout)
-        with open(dest, "w", encoding="utf-8") as out:
-            return dry_run(source, out)
-    from condorsim.tools import jobs
-
-    return jobs.COMMANDS["submit"][0](argv)
-
-
 def _jobs_command(name: str) -> Callable[[list[str]], int]:
     def run(argv: list[str]) -> int:
         from condorsim.tools import jobs
 
-        if name == "q" and any(a in ("-better-analyze", "-analyze") for a in argv):
-            from condorsim.tools.analyze import main as analyze
-
-            return analyze(argv)
         return jobs.COMMANDS[name][0](argv)
 
     return run
+
+
+def _jobs_help(name: str, tool: str) -> str:
+    return (f"usage: condorsim {name} [-reason TEXT] [-constraint EXPR | -all | CLUSTER | "
+            f"CLUSTER.PROC | USER ...]\n\nActs on the jobs named, as {tool} does.")
 
 
 def _router_q(argv: list[str]) -> int:
@@ -154,10 +160,6 @@ def _report(argv: list[str]) -> int:
 # -- the pool's life ----------------------------------------------------------------------------
 def _up(argv: list[str]) -> int:
     """condorsim up: start the local pool and return once it is ready."""
-    if argv and argv[0] in ("-h", "-help", "--help"):
-        print("usage: condorsim up\n\nStarts a local pool at $CONDORSIM_HOME (default "
-              "~/.condorsim), writing a condor_config there on first use.")
-        return 0
     from condorsim.config import Config, ConfigError
     from condorsim.tools.waiting import Waiting, awaited
     from daemons.master.logic import DaemonListError, daemon_plan
@@ -220,9 +222,6 @@ def _up(argv: list[str]) -> int:
 
 def _down(argv: list[str]) -> int:
     """condorsim down: stop the local pool, leaving no process behind."""
-    if argv and argv[0] in ("-h", "-help", "--help"):
-        print("usage: condorsim down\n\nStops the pool at $CONDORSIM_HOME.")
-        return 0
     home = poolmod.pool_home()
     pid = poolmod.master_pid(home)
     if pid is None:
@@ -276,30 +275,74 @@ def _wait_gone(pid: int, seconds: float, tick: Callable[[], None] | None = None)
     return False
 
 
-COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
-    "up": (_up, "start a local pool at $CONDORSIM_HOME"),
-    "down": (_down, "stop the local pool"),
-    "status": (_status, "list collector ads, like condor_status"),
-    "config_val": (_config_val, "show configuration values, like condor_config_val"),
-    "classad_eval": (_classad_eval, "evaluate ClassAd expressions, like classad_eval"),
-    "transform_ads": (_transform_ads, "transform ClassAds with rules, like condor_transform_ads"),
-    "job_router_info": (_job_router_info, "show routes and route jobs offline, like condor_job_router_info"),
-    "demo": (_demo, "the tour (make demo)"),
-    "submit": (_submit, "submit jobs, like condor_submit (-dry-run - prints the job ads)"),
-    "q": (_jobs_command("q"), "list the job queue, like condor_q"),
-    "history": (_jobs_command("history"), "list jobs that left the queue, like condor_history"),
-    "hold": (_jobs_command("hold"), "hold jobs, like condor_hold"),
-    "release": (_jobs_command("release"), "release held jobs, like condor_release"),
-    "rm": (_jobs_command("rm"), "remove jobs, like condor_rm"),
-    "qedit": (_jobs_command("qedit"), "edit job attributes, like condor_qedit"),
-    "suspend": (_jobs_command("suspend"), "suspend running jobs, like condor_suspend"),
-    "continue": (_jobs_command("continue"), "continue suspended jobs, like condor_continue"),
-    "vacate": (_jobs_command("vacate"), "vacate running jobs, like condor_vacate_job"),
-    "router_q": (_router_q, "routed jobs, like condor_router_q (-S summarizes per route)"),
-    "router_history": (_router_history, "routed jobs' history, like condor_router_history"),
-    "replay": (_replay, "replay a scenario file and check its expectations"),
-    "trace": (_trace, "one job's ClassAd flow from a run's message trace"),
-    "report": (_report, "one HTML page showing a whole run (Gantt chart, flows, results)"),
+@dataclass(frozen=True)
+class Command:
+    """One ``condorsim`` command: what runs it, its one-line summary, and how ``-help`` is
+    answered: None (the command handles ``-help`` itself), ``"argparse"`` (its parser's
+    ``--help``), or a usage text."""
+
+    run: Callable[[list[str]], int]
+    summary: str
+    help: str | None = None
+
+
+def _tool(module: str, function: str = "main") -> Callable[[list[str]], int]:
+    """A command run by ``condorsim.tools.<module>.<function>`` (imported when used)."""
+    def run(argv: list[str]) -> int:
+        import importlib
+
+        return int(getattr(importlib.import_module(f"condorsim.tools.{module}"), function)(argv))
+
+    return run
+
+
+_UP_HELP = ("usage: condorsim up\n\nStarts a local pool at $CONDORSIM_HOME (default "
+            "~/.condorsim), writing a condor_config there on first use (the pool runs "
+            "the jobs' real executables: SIM_EXECUTE_REAL_JOBS = true).")
+_DOWN_HELP = "usage: condorsim down\n\nStops the pool at $CONDORSIM_HOME, leaving no process."
+_DEMO_HELP = ("usage: condorsim demo\n\nReplays the tour (scenarios/tour.toml) with its "
+              "narrated timeline and writes its HTML report (make demo).")
+
+COMMANDS: dict[str, Command] = {
+    "up": Command(_up, "start a local pool at $CONDORSIM_HOME", _UP_HELP),
+    "down": Command(_down, "stop the local pool", _DOWN_HELP),
+    "status": Command(_status, "list collector ads, like condor_status"),
+    "q": Command(_tool("q"), "list the job queue, like condor_q"),
+    "history": Command(_tool("history"), "list jobs that left the queue, like condor_history"),
+    "submit": Command(_tool("submit"), "submit jobs, like condor_submit"),
+    "hold": Command(_jobs_command("hold"), "hold jobs, like condor_hold",
+                    _jobs_help("hold", "condor_hold")),
+    "release": Command(_jobs_command("release"), "release held jobs, like condor_release",
+                       _jobs_help("release", "condor_release")),
+    "rm": Command(_jobs_command("rm"), "remove jobs, like condor_rm", _jobs_help("rm", "condor_rm")),
+    "qedit": Command(_jobs_command("qedit"), "edit job attributes, like condor_qedit",
+                     "usage: condorsim qedit [-constraint EXPR | ID | OWNER ...] ATTR VALUE\n\n"
+                     "Sets ATTR to VALUE in the jobs named, as condor_qedit does."),
+    "suspend": Command(_jobs_command("suspend"), "suspend running jobs, like condor_suspend",
+                       _jobs_help("suspend", "condor_suspend")),
+    "continue": Command(_jobs_command("continue"), "continue suspended jobs, like condor_continue",
+                        _jobs_help("continue", "condor_continue")),
+    "vacate": Command(_jobs_command("vacate"), "vacate running jobs, like condor_vacate_job",
+                      _jobs_help("vacate", "condor_vacate_job")),
+    "wait": Command(_tool("wait"), "wait for jobs of a user log to finish, like condor_wait"),
+    "userprio": Command(_tool("userprio"), "user priorities, like condor_userprio"),
+    "reconfig": Command(_tool("daemonctl", "reconfig_main"), "reconfigure daemons, like condor_reconfig"),
+    "off": Command(_tool("daemonctl", "off_main"), "stop daemons, like condor_off"),
+    "on": Command(_tool("daemonctl", "on_main"), "start daemons, like condor_on"),
+    "restart": Command(_tool("daemonctl", "restart_main"), "restart daemons, like condor_restart"),
+    "drain": Command(_tool("drain"), "drain a machine of its jobs, like condor_drain"),
+    "version": Command(_tool("version"), "the HTCondor version condorsim follows, like condor_version"),
+    "config_val": Command(_config_val, "show configuration values, like condor_config_val"),
+    "classad_eval": Command(_classad_eval, "evaluate ClassAd expressions, like classad_eval"),
+    "transform_ads": Command(_transform_ads, "transform ClassAds with rules, like condor_transform_ads"),
+    "job_router_info": Command(_job_router_info, "show routes and route jobs offline, like condor_job_router_info"),
+    "router_q": Command(_router_q, "routed jobs, like condor_router_q (-S summarizes per route)"),
+    "router_history": Command(_router_history, "routed jobs' history, like condor_router_history"),
+    "replay": Command(_replay, "replay a scenario file and check its expectations", "argparse"),
+    "trace": Command(_trace, "one job's ClassAd flow from a run's message trace", "argparse"),
+    "report": Command(_report, "one HTML page showing a whole run (Gantt chart, flows, results)",
+                      "argparse"),
+    "demo": Command(_demo, "the tour (make demo)", _DEMO_HELP),
 }
 
 

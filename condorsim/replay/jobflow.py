@@ -244,7 +244,7 @@ def _banner_value(words: list[str], name: str) -> str:
     return ""
 
 
-def _read_history(path: Path, job: str | None) -> list[tuple[ClassAd, int]]:
+def read_history_file(path: Path, job: str | None) -> list[tuple[ClassAd, int]]:
     """(ad, CompletionDate of the banner) of each entry of a history file, oldest first;
     with ``job``, only the entries whose banner names it (or a job of the cluster)."""
     try:
@@ -280,7 +280,7 @@ def job_id(ad: ClassAd) -> str | None:
 
 def history_ads(run_dir: Path) -> list[ClassAd]:
     """Every job ad of the schedd's ``spool/history``, oldest first."""
-    return [ad for ad, _ in _read_history(run_dir / "spool" / "history", None)]
+    return [ad for ad, _ in read_history_file(run_dir / "spool" / "history", None)]
 
 
 def history_records(run_dir: Path, job: str | None = None) -> list[dict[str, Any]]:
@@ -290,7 +290,7 @@ def history_records(run_dir: Path, job: str | None = None) -> list[dict[str, Any
     the others not even parsed."""
     rows: list[dict[str, Any]] = []
     for name, sender in (("history", "schedd"), ("startd_history", "startd")):
-        for ad, banner_time in _read_history(run_dir / "spool" / name, job):
+        for ad, banner_time in read_history_file(run_dir / "spool" / name, job):
             this = job_id(ad)  # not ``job``: the next file is filtered by it too
             if this is None:
                 continue

@@ -2,21 +2,11 @@
 
 How this works
 --------------
-:func:`parse_status_args` turns condor_status-style arguments into a
-:class:`StatusRequest`: which ad type to ask the collector for, the constraint, the
-attributes to fetch (the projection) and the view. :func:`format_status` renders the ads
-that came back in that view, as condor_status prints them:
-
-* every view sorts the ads by ``Machine`` then ``Name`` in natural order ("slot2" before
-  "slot10"), condor_status's default sort;
-* a table view is a list of columns, each with a header, a width and a renderer; the
-  widths and summary blocks follow HTCondor's prettyPrint.cpp and totals.cpp (see
-  docs/collector.md for where we differ, e.g. the Name column fits its longest value and
-  trailing blanks are trimmed);
-* ``long`` prints each ad's attributes sorted case-insensitively, a blank line after each
-  ad; ``af`` prints one line per ad, values separated by a space, strings unquoted.
-
-The module is pure: ads and ``now`` in, text out.
+:func:`parse_status_args` reads condor_status's command line into a
+:class:`StatusRequest` (the view, the query, the form); :func:`format_status` and
+:func:`views.table` render ads in that view as condor_status prints them, through the
+print-mask engine of :mod:`condorsim.tools.printmask`; :mod:`.totals` is the totals
+block after the tables. The modules are pure: ads in, text out.
 """
 
 from .args import USAGE, StatusArgError, StatusRequest, parse_status_args

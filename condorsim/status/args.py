@@ -1,85 +1,155 @@
-"""condor_status's command-line arguments, parsed into a :class:`StatusRequest`.
+"""condor_status's command line, read into a :class:`StatusRequest`.
 
 How this works
 --------------
-One pass over the arguments: a type flag (``-schedd``, ``-submitters``, ``-master``,
-``-negotiator``, ``-collector``, ``-any``; a flag may be shortened as condor_status
-allows) picks the ad type and its table view; ``-long``/``-l`` and ``-af`` pick the long
-and autoformat views instead; ``-constraint`` expressions are ANDed; bare names become
-``Name == n || Machine == n``, ORed. Expressions are syntax-checked here so a typo is
-reported before any query. The projection is what the view reads plus the sort keys.
+The options are condor_status's, matched by the same prefixes in the same order
+(:class:`~condorsim.tools.cliargs.ToolArgs`): ``-sc`` is ``-schedd``, ``-tot`` ``-total``,
+``-af`` ``-autoformat``, ``-con`` ``-constraint``. An ad type flag picks the view
+(``-schedd``, ``-submitters``, ``-master``, ``-negotiator``, ``-collector``, ``-any``);
+a slot flag picks a slot view (``-avail``, ``-claimed``, ``-state``, ``-server``);
+``-run`` is the ``-claimed`` view after a slot flag and the schedds that run jobs
+otherwise (HTCondor's choice since 8.5.7). ``-long``/``-json``/``-af``/``-format`` choose
+the form. The query is condor_status's: ``-constraint`` expressions ANDed, then the
+view's own constraint and the names given (``Name=="n" || Machine=="n"``; RemoteUser
+for ``-claimed``) ORed. Expressions are checked before anything is asked of the pool.
 """
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from condorsim.classad import ClassAdSyntaxError, parse_expr
+from condorsim.tools.cliargs import ArgsError, ToolArgs
+from condorsim.tools.q import Columns
 
-from . import views as _views
+from .views import style
 
 USAGE = """\
-Usage: condorsim status [options] [name ...]
-    Ad types (default: slot ads)
-        -schedd             schedd ads
-        -submitters         submitter ads
-        -master             master ads
-        -negotiator         negotiator ads
-        -collector          collector ads
-        -any                ads of every type
-    Views
-        -long, -l           every attribute of each ad
-        -autoformat, -af attr [attr ...]
-                            one line per ad: the values of the attributes or expressions
-    Selection
-        -constraint expr    only ads for which expr is true (may be repeated: all must hold)
-        name                only ads whose Name or Machine is name (may be repeated)
+Usage: condorsim status [help-opt] [query-opt] [display-opt] [custom-opts ...] [name ...]
+    where [help-opt] is
+\t-help\t\t\tThis screen
+    and [query-opt] is one of
+\t-any\t\t\tDisplay any ads
+\t-collector\t\tDisplay collector daemon ads
+\t-master\t\t\tDisplay daemon master ads
+\t-negotiator\t\tDisplay negotiator daemon ads
+\t-schedd\t\t\tDisplay attributes of schedds
+\t-submitters\t\tDisplay information about request submitters
+\t-avail\t\t\tDisplay available (Unclaimed) slots
+\t-claimed\t\tDisplay claimed slots
+\t-run\t\t\tDisplay schedds running jobs (slots running jobs after a slot option)
+\t-slots\t\t\tDisplay slot ads (the default)
+\t-state\t\t\tDisplay slot state and times
+\t-server\t\t\tDisplay slot memory, disk and speed
+\t-compact\t\tDisplay one line per machine
+\t-ads[:<form>] <file>\tGet ads from <file> (no pool needed)
+    and [display-opt] is one of
+\t-long[:<form>]\t\tDisplay entire classads (json, new or long form)
+\t-json\t\t\tDisplay entire classads as JSON
+\t-attributes X,Y,...\tAttributes to show with -long or -json
+\t-format <fmt> <attr>\tPrint attribute attr using format fmt
+\t-af[:jlhVr,tng] <attr> [attr2 [...]]
+\t\t\t\tPrint attr(s) with automatic formatting
+\t-total\t\t\tDisplay totals only
+\t-wide\t\t\tDon't truncate data to fit in 80 columns
+\t-constraint <const>\tAdd constraint on classads
+\t-version\t\tPrint the version
+    and [name ...] are slot or machine names (user names with -claimed)
 """
 
 
 class StatusArgError(Exception):
-    """Bad ``condorsim status`` arguments; the message ends with the usage text."""
+    """Bad ``condorsim status`` arguments."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(f"{message}\n{USAGE}" if message else USAGE)
-        self.reason = message
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
-@dataclass(frozen=True)
+@dataclass
 class StatusRequest:
-    """What ``condorsim status`` asks the collector for, and how it shows the answer."""
+    """What ``condorsim status`` asks for and how it shows the answer."""
 
-    adtype: str = "Machine"
-    mode: str = "default"
-    constraint: str | None = None
-    projection: list[str] | None = None
-    attrs: list[str] | None = None  # the -af attributes/expressions
+    style: str = "slots"
+    form: str = "table"  # table, long, json, new, custom
+    constraint: str = ""
+    columns: list[tuple[str, list[str]]] = field(default_factory=list)
+    af_options: str = ""
+    attributes: list[str] = field(default_factory=list)
+    totals_only: bool = False
+    wide: bool = False
+    width: int = 0  # -wide:N
+    compact: bool = False
+    ads_file: str | None = None
+    ads_form: str = "auto"
     help: bool = False
+    version: bool = False
+
+    @property
+    def adtype(self) -> str:
+        return style(self.style).adtype
 
 
-_TYPE_FLAGS = {  # flag -> (shortest accepted prefix, ad type, view)
-    "schedd": (2, "Scheduler", "schedd"),
-    "submitters": (3, "Submitter", "submitters"),
-    "master": (2, "DaemonMaster", "master"),
-    "negotiator": (3, "Negotiator", "negotiator"),
-    "collector": (3, "Collector", "collector"),
-    "any": (3, "Any", "any"),
-}
+def parser() -> ToolArgs:
+    """condor_status's options, in its order."""
+    t = ToolArgs("condorsim status")
+    flag = {"action": "store_true"}
+
+    def mode(name: str, shortest: int, value: str, **kw: object) -> None:
+        t.option(name, shortest, action="append_const", const=value, dest="modes", **kw)  # type: ignore[arg-type]
+
+    mode("avail", 2, "avail")
+    t.option("pool", 1)
+    t.option("ads", 2, colon=True)
+    t.option("format", 1, nargs=2, action=Columns, dest="columns")
+    t.option("autoformat", 5, aliases=[("af", 2)], colon="af", nargs="+", action=Columns,
+             dest="columns")
+    t.option("print-format", 2, colon=True)
+    t.option("wide", 3, colon=True, **flag)
+    t.option("natural", 3, colon=True, **flag)
+    t.option("target", 4)
+    t.option("constraint", 3, action="append", default=[])
+    t.option("direct", 3)
+    t.option("defrag", 3, **flag)
+    t.option("help", 1, **flag)
+    t.option("limit", 2, type=int)
+    t.option("long", 1, colon=True, **flag)
+    t.option("xml", 1, **flag)
+    t.option("json", 2, **flag)
+    t.option("attributes", 2, action="append", default=[])
+    mode("claimed", 2, "claimed")
+    mode("run", 1, "run")
+    t.option("gpus", 3, **flag)
+    mode("slots", 2, "slots")
+    t.option("compact", 3, action="store_const", const=True, dest="compact")
+    t.option("nocompact", 5, action="store_const", const=False, dest="compact")
+    mode("server", 2, "server")
+    mode("state", 4, "state")
+    t.option("startd", 4, **flag)
+    mode("schedd", 2, "schedd")
+    t.option("grid", 1, **flag)
+    t.option("subsystem", 4)
+    mode("negotiator", 1, "negotiator")
+    mode("any", 2, "any")
+    t.option("sort", 2)
+    mode("submitters", 4, "submitters")
+    mode("master", 1, "master")
+    mode("collector", 3, "collector")
+    mode("world", 1, "collector")
+    t.option("total", 1, **flag)
+    t.option("expert", 1, **flag)
+    t.option("version", 3, **flag)
+    return t
 
 
-def _dash_word(arg: str) -> str | None:
-    """"-schedd" / "--schedd" -> "schedd"; None for an argument that is not an option."""
-    if not arg.startswith("-") or arg == "-":
-        return None
-    return arg[2:] if arg.startswith("--") else arg[1:]
+_SUBSYSTEMS = {"schedd": "schedd", "submitters": "submitters", "slots": "slots",
+               "machine": "slots", "negotiator": "negotiator", "master": "master",
+               "collector": "collector", "accounting": "accounting"}
 
 
-def _is_prefix(word: str, full: str, shortest: int) -> bool:
-    return len(word) >= shortest and full.startswith(word)
-
-
-def _check_expr(text: str, what: str) -> None:
+def _check(text: str, what: str) -> None:
     try:
         parse_expr(text)
     except ClassAdSyntaxError as err:
@@ -90,74 +160,82 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def parse_status_args(argv: Sequence[str]) -> StatusRequest:
-    """Parse condor_status-style arguments; raises :class:`StatusArgError` on bad ones."""
-    adtype, view = "Machine", "default"
-    form: str | None = None  # "long" or "af" when asked for
-    constraints: list[str] = []
-    names: list[str] = []
-    af_attrs: list[str] = []
-    args = list(argv)
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        word = _dash_word(arg)
-        i += 1
-        if word is None:
-            names.append(arg)
-        elif word in ("h", "help") or _is_prefix(word, "help", 2):
-            return StatusRequest(help=True)
-        elif word == "l" or _is_prefix(word, "long", 2):
-            form = "long"
-        elif word == "af" or _is_prefix(word, "autoformat", 5):
-            form = "af"
-            while i < len(args) and _dash_word(args[i]) is None:
-                _check_expr(args[i], "-af argument")
-                af_attrs.append(args[i])
-                i += 1
-            if not af_attrs:
-                raise StatusArgError(f"{arg} needs at least one attribute")
-        elif _is_prefix(word, "constraint", 4):
-            if i >= len(args):
-                raise StatusArgError(f"{arg} needs an expression")
-            _check_expr(args[i], "-constraint")
-            constraints.append(args[i])
-            i += 1
+def _style(modes: Sequence[str]) -> str:
+    """The view the mode flags pick, as condor_status's ``setMode`` does."""
+    chosen: str | None = None
+    for name in modes:
+        if name == "run":
+            chosen = "claimed" if chosen in ("slots", "claimed") else "schedd_run"
+        elif name == "schedd":
+            chosen = "schedd_run" if chosen == "claimed" else (
+                chosen if chosen in ("schedd", "schedd_run") else "schedd")
         else:
-            for flag, (shortest, flag_type, flag_view) in _TYPE_FLAGS.items():
-                if _is_prefix(word, flag, shortest):
-                    adtype, view = flag_type, flag_view
-                    break
-            else:
-                raise StatusArgError(f"unknown option {arg}")
-
-    parts = [f"({c})" for c in constraints]
-    if names:
-        parts.insert(0, "(" + " || ".join(
-            f"(Name == {_quote(n)}) || (Machine == {_quote(n)})" for n in names) + ")")
-    constraint = " && ".join(parts) if parts else None
-    if len(parts) == 1:
-        constraint = parts[0][1:-1]
-
-    mode = form or view
-    projection: list[str] | None
-    if mode == "long":
-        projection = None
-    elif mode == "af":
-        refs = [name for a in af_attrs for scope, name in sorted(parse_expr(a).references(),
-                                                                  key=lambda r: r[1].lower())
-                if scope in (None, "MY")]
-        projection = _merge(refs, _views.SORT_ATTRS)
-    else:
-        projection = _merge(_views.projection_of(mode), _views.SORT_ATTRS)
-    return StatusRequest(adtype, mode, constraint, projection, af_attrs or None)
+            chosen = name
+    return chosen or "slots"
 
 
-def _merge(first: Sequence[str], second: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    seen: set[str] = set()
-    for attr in (*first, *second):
-        if attr.lower() not in seen:
-            seen.add(attr.lower())
-            out.append(attr)
-    return out
+def parse_status_args(argv: Sequence[str]) -> StatusRequest:
+    """Parse condor_status-style arguments; raises :class:`StatusArgError`."""
+    try:
+        args: argparse.Namespace = parser().parse(argv)
+    except ArgsError as e:
+        raise StatusArgError(str(e)) from None
+    if args.help:
+        return StatusRequest(help=True)
+    if args.version:
+        return StatusRequest(version=True)
+    for name in ("pool", "print_format", "target", "direct", "defrag", "gpus", "startd",
+                 "grid", "sort", "xml"):
+        if getattr(args, name, None):
+            raise StatusArgError(f"-{name.replace('_', '-')} is not supported by condorsim")
+    modes = list(args.modes or [])
+    if args.subsystem:
+        sub = _SUBSYSTEMS.get(args.subsystem.lower())
+        if sub is None:
+            raise StatusArgError(f"-subsystem {args.subsystem} is not supported by condorsim")
+        modes.append(sub)
+    req = StatusRequest(style=_style(modes))
+    st = style(req.style)
+    ands = list(args.constraint)
+    for text in ands:
+        _check(text, "-constraint")
+    if st.where:
+        ands.append(st.where)
+    ors = [st.constraint] if st.constraint else []
+    for name in args.words:
+        if req.style == "claimed":
+            ors.append(f"RemoteUser == {_quote(name)}")
+        else:
+            ors.append(f"Name=={_quote(name)} || Machine=={_quote(name)}")
+    parts = []
+    for items, op in ((ands, " && "), (ors, " || ")):
+        if items:
+            parts.append("(" + "".join((" " if i == 0 else op) + f"({c})"
+                                       for i, c in enumerate(items)) + " )")
+    req.constraint = " && ".join(parts)
+    req.attributes = [a for spec in args.attributes for a in spec.split(",") if a]
+    req.totals_only = bool(args.total)
+    req.wide = bool(args.wide)
+    wide_suffix = args.colons.get("wide")
+    if args.wide and wide_suffix and wide_suffix.isdigit():
+        req.width = int(wide_suffix)
+        req.wide = req.width > 100
+    req.compact = bool(args.compact)
+    if args.ads:
+        req.ads_file = args.ads
+        req.ads_form = args.colons.get("ads") or "auto"
+    if args.columns:
+        req.form = "custom"
+        req.columns = list(args.columns)
+        req.af_options = args.colons.get("af", "")
+        for kind, values in args.columns:
+            for text in (values[1:] if kind == "format" else values):
+                _check(text, "-af argument" if kind == "af" else "-format attribute")
+    elif args.json:
+        req.form = "json"
+    elif args.long:
+        form = args.colons.get("long") or "long"
+        req.form = form if form in ("long", "json", "new") else "long"
+    if req.compact and req.adtype != "Machine":
+        raise StatusArgError("-compact is only for slot ads")
+    return req

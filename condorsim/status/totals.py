@@ -1,33 +1,31 @@
-"""The summary blocks condor_status prints after a table (HTCondor's totals.cpp).
+"""The totals condor_status prints after a table (HTCondor's ``totals.cpp``).
 
 How this works
 --------------
-Each view that has totals groups the ads by a key, counts per key and overall, and
-prints a header line, a blank line, one line per key, a blank line and a "Total" line.
-The key column is right-aligned to a width of at least 14 (condor_status passes
-``MAX(14, longest key)``; submitters use the longest key, at least 5). Ads that cannot be
-keyed or counted are reported as "(Omitted N malformed ads in computed attribute
-totals)", as condor_status does.
-
-* slots (``default``): keyed by ``Arch/OpSys``; counts of each State;
-* ``schedd``: one key; only the Total line carries numbers (HTCondor prints an empty line
-  for the key);
-* ``submitters``: keyed by Name; RunningJobs, IdleJobs, HeldJobs.
+Each kind of totals keys the ads (slots by ``Arch/OpSys``, ``-state`` by Activity,
+submitters by Name, schedds all under one blank key), counts per key and over all, and
+prints: the key column's width of blanks then the header line, a blank line, one line per
+key (sorted), a blank line, then the ``Total`` line. The key column is
+``max(14, longest key)`` wide (condor_status passes 14 when it has no sub-keys), or the
+longest key (at least 5) for submitters and with ``-wide``. Keys are cut to that width.
+The formats are HTCondor's: ``%6d %5d %7d ...`` for slots, ``%18d`` for schedds (whose
+per-key line is its key alone, as ``ScheddNormalTotal`` prints nothing for it), and so
+on. An ad that cannot be keyed or counted makes the "(Omitted N malformed ads in
+computed attribute totals)" line.
 """
+
+# The totals are printed with the printf formats of totals.cpp, kept as % formats so that
+# they read the same as HTCondor's source.
+# ruff: noqa: UP031
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from condorsim.classad import ClassAd
 
-_STATES = ("Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drained", "Backfill")
-_SLOT_WIDTHS = (6, 5, 7, 9, 7, 10, 6, 8, 6)  # totals.cpp: "%6.6s %5.5s %7.7s ..." / "%6d %5d ..."
-_SLOT_HEADER = " ".join(
-    f"{title:>{w}.{w}}" for title, w in zip(
-        ("Total", "Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drain", "Backfill",
-         "BkIdle"), _SLOT_WIDTHS, strict=True)
-) + "\n"
+_SLOT_STATES = ("Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drained", "Backfill")
 
 
 def _string(ad: ClassAd, attr: str) -> str | None:
@@ -35,99 +33,169 @@ def _string(ad: ClassAd, attr: str) -> str | None:
     return value if type(value) is str else None
 
 
-def _int(ad: ClassAd, attr: str) -> int | None:
+def _number(ad: ClassAd, attr: str) -> float | None:
     value = ad.evaluate(attr) if attr in ad else None
-    return value if type(value) is int else None
+    return float(value) if type(value) in (int, float) else None
 
 
-class _Counts:
-    """The counters of one summary row."""
+@dataclass
+class _Count:
+    values: dict[str, float] = field(default_factory=dict)
 
-    def __init__(self, size: int) -> None:
-        self.values = [0] * size
+    def add(self, name: str, amount: float = 1) -> None:
+        self.values[name] = self.values.get(name, 0) + amount
+
+    def get(self, name: str) -> float:
+        return self.values.get(name, 0)
 
 
-def _slot_key(ad: ClassAd) -> str | None:
+def _slots(count: _Count, ad: ClassAd) -> bool:
+    state = _string(ad, "State")
+    if state not in _SLOT_STATES:
+        return False
+    count.add("machines")
+    count.add(state)
+    return True
+
+
+def _slot_row(c: _Count, top: bool) -> str:
+    n = [int(c.get(k)) for k in ("machines", "Owner", "Claimed", "Unclaimed", "Matched",
+                                 "Preempting", "Drained", "Backfill", "BkIdle")]
+    return "%6d %5d %7d %9d %7d %10d %6d %8d %6d\n" % tuple(n)
+
+
+_SLOT_HEAD = "%6.6s %5.5s %7.7s %9.9s %7.7s %10.10s %6.6s %8.8s %6.6s\n" % (
+    "Total", "Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drain", "Backfill",
+    "BkIdle")
+
+
+def _state_row(c: _Count, top: bool) -> str:
+    n = [int(c.get(k)) for k in ("machines", "Owner", "Unclaimed", "Claimed", "Preempting",
+                                 "Matched", "Drained", "Backfill", "BkIdle")]
+    return "%6d %5d %9d %7d %10d %7d %6d %8d %6d\n" % tuple(n)
+
+
+_STATE_HEAD = "%6.6s %5.5s %9.9s %7.7s %10.10s %7.7s %6.6s %8.8s %6.6s\n" % (
+    "Total", "Owner", "Unclaimed", "Claimed", "Preempting", "Matched", "Drain", "Backfill",
+    "BkIdle")
+
+
+def _run(count: _Count, ad: ClassAd) -> bool:
+    good = True
+    for attr in ("Mips", "KFlops", "LoadAvg"):
+        value = _number(ad, attr)
+        if value is None:
+            good = False
+        else:
+            count.add(attr, int(value) if attr != "LoadAvg" else value)
+    count.add("machines")
+    return good
+
+
+def _run_row(c: _Count, top: bool) -> str:
+    machines = int(c.get("machines"))
+    load = c.get("LoadAvg") / machines if machines else 0.0
+    return "%9d  %11d  %11d   %-.3f\n" % (machines, c.get("Mips"), c.get("KFlops"), load)
+
+
+def _server(count: _Count, ad: ClassAd) -> bool:
+    good = True
+    for attr in ("Memory", "Disk", "Mips", "KFlops"):
+        value = _number(ad, attr)
+        if value is None:
+            good = False
+        else:
+            count.add(attr, int(value))
+    count.add("machines")
+    if _string(ad, "State") == "Unclaimed" and _string(ad, "Activity") == "Idle":
+        count.add("avail")
+    return good
+
+
+def _server_row(c: _Count, top: bool) -> str:
+    return "%9d %5d %11d %11d %11d %11d\n" % (c.get("machines"), c.get("avail"),
+                                              c.get("Memory"), c.get("Disk"), c.get("Mips"),
+                                              c.get("KFlops"))
+
+
+def _jobs(attrs: tuple[str, str, str]) -> Callable[[_Count, ClassAd], bool]:
+    def add(count: _Count, ad: ClassAd) -> bool:
+        good = True
+        for attr in attrs:
+            value = _number(ad, attr)
+            if value is None:
+                good = False
+            else:
+                count.add(attr, int(value))
+        return good
+    return add
+
+
+_SCHEDD = ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs")
+_SUBMITTER = ("RunningJobs", "IdleJobs", "HeldJobs")
+
+
+@dataclass(frozen=True)
+class _Kind:
+    key: Callable[[ClassAd], str | None]
+    add: Callable[[_Count, ClassAd], bool]
+    row: Callable[[_Count, bool], str]
+    head: str
+    auto_width: bool = False
+
+
+def _arch_opsys(ad: ClassAd) -> str | None:
     arch, opsys = _string(ad, "Arch"), _string(ad, "OpSys")
     return f"{arch}/{opsys}" if arch is not None and opsys is not None else None
 
 
-def _slot_add(counts: _Counts, ad: ClassAd) -> bool:
-    # values: machines, then one per state in _STATES order, then BkIdle (always 0 here)
-    state = _string(ad, "State")
-    if state not in _STATES:
-        return False
-    counts.values[0] += 1
-    counts.values[1 + _STATES.index(state)] += 1
-    return True
-
-
-def _slot_row(counts: _Counts, top: bool) -> str:
-    return " ".join(f"{n:{w}d}" for n, w in zip(counts.values, _SLOT_WIDTHS, strict=True)) + "\n"
-
-
-def _jobs_add(attrs: tuple[str, str, str]) -> Callable[[_Counts, ClassAd], bool]:
-    def add(counts: _Counts, ad: ClassAd) -> bool:
-        good = True
-        for i, attr in enumerate(attrs):
-            value = _int(ad, attr)
-            if value is None:
-                good = False
-            else:
-                counts.values[i] += value
-        return good
-
-    return add
-
-
-def _schedd_row(counts: _Counts, top: bool) -> str:
-    return " ".join(f"{n:18d}" for n in counts.values[:3]) + "\n" if top else ""
-
-
-def _submitter_row(counts: _Counts, top: bool) -> str:
-    running, idle, held = counts.values[:3]
-    return f"{running:11d} {idle:10d} {held:10d}\n"
-
-
-_KINDS = {
-    # mode: (key of an ad, add an ad to a row, render a row, header, auto key width)
-    "default": (_slot_key, _slot_add, _slot_row, _SLOT_HEADER, False),
-    "schedd": (lambda ad: " ", _jobs_add(("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs")),
-               _schedd_row, f"{'TotalRunningJobs':>18} {'TotalIdleJobs':>18} {'TotalHeldJobs':>18}\n", False),
-    "submitters": (lambda ad: _string(ad, "Name"),
-                   _jobs_add(("RunningJobs", "IdleJobs", "HeldJobs")), _submitter_row,
-                   f"{'RunningJobs':>11} {'IdleJobs':>10} {'HeldJobs':>10}\n", True),
+KINDS = {
+    "slots": _Kind(_arch_opsys, _slots, _slot_row, _SLOT_HEAD),
+    "state": _Kind(lambda ad: _string(ad, "Activity"), _slots, _state_row, _STATE_HEAD),
+    "run": _Kind(_arch_opsys, _run, _run_row,
+                 "%9.9s  %11.11s  %11.11s  %11.11s\n" % ("Machines", "MIPS", "KFLOPS",
+                                                         "AvgLoadAvg")),
+    "server": _Kind(_arch_opsys, _server, _server_row,
+                    "%9.9s %5.5s %7.7s %11.11s %11.11s %11.11s\n" % (
+                        "Machines", "Avail", "Memory", "Disk", "MIPS", "KFLOPS")),
+    "schedd": _Kind(lambda ad: " ", _jobs(_SCHEDD),
+                    lambda c, top: ("%18d %18d %18d\n" % tuple(c.get(a) for a in _SCHEDD))
+                    if top else "",
+                    "%18s %18s %18s\n" % _SCHEDD),
+    "submitters": _Kind(lambda ad: _string(ad, "Name"), _jobs(_SUBMITTER),
+                        lambda c, top: "%11d %10d %10d\n" % tuple(c.get(a) for a in _SUBMITTER),
+                        "%11s %10s %10s\n" % _SUBMITTER, auto_width=True),
 }
 
 
-def summary(ads: Sequence[ClassAd], mode: str) -> str:
-    """The totals block of ``mode`` for ``ads``, or "" when the view has none."""
-    kind = _KINDS.get(mode)
-    if kind is None or not ads:
-        return ""
-    key_of, add, row, header, auto_width = kind
-    groups: dict[str, _Counts] = {}
-    top = _Counts(9)
+def summary(ads: Sequence[ClassAd], kind_name: str, wide: bool = False) -> str:
+    """The totals block of ``kind_name`` for ``ads`` (``displayTotals``)."""
+    kind = KINDS[kind_name]
+    groups: dict[str, _Count] = {}
+    top = _Count()
     malformed = 0
     for ad in ads:
-        key = key_of(ad)
+        key = kind.key(ad)
         if key is None:
             malformed += 1
             continue
-        ok = add(groups.setdefault(key, _Counts(9)), ad)
-        add(top, ad)
+        ok = kind.add(groups.setdefault(key, _Count()), ad)
+        kind.add(top, ad)
         if not ok:
             malformed += 1
-    longest = max((len(k) for k in groups), default=0)
-    width = max(5, longest) if auto_width else max(14, longest)
-    lines = [" " * width + header, "\n"]
+    if wide or kind.auto_width:
+        width = max([5, *(len(k) for k in groups)])
+    else:
+        width = 14
+    def cell(text: str) -> str:
+        return text[:width].rjust(width)
+    lines = [" " * width + kind.head, "\n"]
     for key in sorted(groups):
-        lines.append(key.rjust(width) + row(groups[key], False))
+        lines.append(cell(key) + kind.row(groups[key], False))
     if groups:
         lines.append("\n")
-    lines.append("Total".rjust(width) + row(top, True))
+    lines.append(cell("Total") + kind.row(top, True))
     if malformed:
-        lines.append(f"\n{'':{width}}(Omitted {malformed} malformed ads in computed attribute "
-                     "totals)\n\n")
-    text = "".join(lines)
-    return "\n".join(line.rstrip() for line in text.split("\n"))
+        lines.append(f"\n{'':{width}}(Omitted {malformed} malformed ads in computed "
+                     "attribute totals)\n\n")
+    return "".join(lines)

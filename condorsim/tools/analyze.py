@@ -12,15 +12,13 @@ job, already running the user's jobs, serving other users, able to run it.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
 from condorsim import pool as poolmod
 from condorsim.classad import ClassAd, EvalContext
 from condorsim.wire import messages as m
 
-from .common import ToolError, query_collector, send_command
-from .jobs import UsageError, _id_constraint, find_schedd, selection
+from .common import ToolError, query_collector
 
 
 def _fmt(v: object) -> str:
@@ -111,29 +109,17 @@ def analyze(job: ClassAd, slots: Sequence[ClassAd], now: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def main(argv: list[str]) -> int:
-    """``condorsim q -better-analyze [JOB ...]``."""
-    args = [a for a in argv if a not in ("-better-analyze", "-analyze", "-better")]
+def report(source: str, jobs: Sequence[ClassAd]) -> str:
+    """``condorsim q -better-analyze``: the analysis of each job against the pool's slots
+    (asked of the collector; none when no pool runs)."""
     try:
-        ids, constraint = selection(args)
-        parts = [f"({c})" for c in (_id_constraint(ids) if ids else "", constraint) if c]
-        name, address = find_schedd()
-        query = m.QUERY_JOB_ADS(constraint=" && ".join(parts) or "JobStatus == 1", projection=[])
-        reply = send_command(address, "schedd", query)
-        if not isinstance(reply, m.QUERY_RESULT):
-            raise ToolError(f"the schedd answered {type(reply).__name__}")
-        slots = query_collector(poolmod.pool_home(), m.QUERY_STARTD_ADS(constraint="", projection=[]))
-    except (ToolError, UsageError, poolmod.PoolNotRunning) as e:
-        print(f"condorsim q: {e}", file=sys.stderr)
-        return 1
-    jobs = list(reply.ads)
-    if not jobs:
-        print("condorsim q: no job matches", file=sys.stderr)
-        return 1
+        slots = query_collector(poolmod.pool_home(), m.QUERY_STARTD_ADS(constraint="",
+                                                                        projection=[]))
+    except (ToolError, poolmod.PoolNotRunning):
+        slots = []
     now = max((int(s.evaluate("LastHeardFrom")) for s in slots
-               if isinstance(s.evaluate("LastHeardFrom"), int)), default=0)
-    print(f"\n-- Schedd: {name} : {address}")
+               if isinstance(s.evaluate("LastHeardFrom"), int)), default=poolmod.pool_time())
+    out = f"\n-- {source}\n"
     for job in jobs:
-        print(analyze(job, slots, now))
-    return 0
-
+        out += analyze(job, slots, now) + "\n"
+    return out

@@ -1,28 +1,22 @@
-"""The job tools: submit, q, history, hold, release, rm, qedit, suspend, continue, vacate.
+"""The job tools that act on the queue: submit, hold, release, rm, qedit, suspend,
+continue, vacate (condor_q is q.py, condor_history history.py).
 
 How this works
 --------------
 Each ``*_main(argv)`` finds the schedd through the collector (its ad's MyAddress), sends
 one message per request with :func:`~.common.send_command`, and prints what the HTCondor
-tool prints. Formatting is in pure functions (``format_batch``, ``format_nobatch``,
-``format_hold``, ``format_run``, ``format_history``, ``format_totals``) that take ``now``
-and the time zone, so they are tested without a pool. Exit status: 0 on success, 1 when
-anything failed, as HTCondor's tools do. ``COMMANDS`` is what condorsim/cli.py wires in.
+tool prints. Exit status: 0 on success, 1 when anything failed, as HTCondor's tools do.
+``COMMANDS`` is what condorsim/cli.py wires in.
 """
 
 from __future__ import annotations
 
 import getpass
-import os
 import sys
 from collections.abc import Callable, Sequence
-from datetime import datetime
-from zoneinfo import ZoneInfo
 
 from condorsim import pool as poolmod
-from condorsim.classad import ClassAd, ClassAdError, EvalContext, parse_expr
-from condorsim.jobs.codes import STATUS_LETTER
-from condorsim.status.views import format_time, value_text
+from condorsim.classad import ClassAd, ClassAdError, parse_expr
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
@@ -33,174 +27,9 @@ class UsageError(Exception):
     pass
 
 
-# ------------------------------------------------------------------ formatting
-
-def _v(ad: ClassAd, attr: str) -> object:
-    return ad.evaluate(attr)
-
-
-def _int(ad: ClassAd, attr: str, default: int = 0) -> int:
-    v = ad.evaluate(attr)
-    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else default
-
-
 def _s(ad: ClassAd, attr: str, default: str = "") -> str:
     v = ad.evaluate(attr)
     return v if isinstance(v, str) else default
-
-
-def _jid(ad: ClassAd) -> tuple[int, int]:
-    return _int(ad, "ClusterId"), _int(ad, "ProcId")
-
-
-def _date(t: int, tz: str) -> str:
-    """condor_q's ``M/D HH:MM``."""
-    d = datetime.fromtimestamp(t, ZoneInfo(tz))
-    return f"{d.month}/{d.day:<2} {d.hour:02d}:{d.minute:02d}"
-
-
-def _run_time(ad: ClassAd, now: int) -> int:
-    wall = _int(ad, "RemoteWallClockTime")
-    if _int(ad, "JobStatus") in (2, 7):
-        start = _int(ad, "ShadowBday", _int(ad, "JobCurrentStartDate", now))
-        wall += max(0, now - start)
-    return wall
-
-
-def _cmd(ad: ClassAd) -> str:
-    cmd = os.path.basename(_s(ad, "Cmd"))
-    args = _s(ad, "Args") or _s(ad, "Arguments")
-    return f"{cmd} {args}".strip()
-
-
-def _status_char(ad: ClassAd) -> str:
-    return STATUS_LETTER.get(_int(ad, "JobStatus"), "?")
-
-
-def server_time(ads: Sequence[ClassAd]) -> int:
-    """The schedd's (simulated) time from the ServerTime it puts in every answer; the
-    real clock when there is no ad."""
-    for ad in ads:
-        t = ad.evaluate("ServerTime")
-        if isinstance(t, int) and not isinstance(t, bool):
-            return t
-    return poolmod.pool_time()
-
-
-def header(name: str, address: str, now: int, tz: str) -> str:
-    d = datetime.fromtimestamp(now, ZoneInfo(tz))
-    return f"\n-- Schedd: {name} : {address} @ {d:%m/%d/%y %H:%M:%S}\n"
-
-
-def _ids_text(jobs: list[tuple[int, int]]) -> str:
-    if len(jobs) == 1:
-        return f"{jobs[0][0]}.{jobs[0][1]}"
-    first, last = jobs[0], jobs[-1]
-    if first[0] == last[0]:
-        return f"{first[0]}.{first[1]}-{last[1]}"
-    return f"{first[0]}.{first[1]} ... {last[0]}.{last[1]}"
-
-
-def format_batch(ads: Sequence[ClassAd], tz: str) -> str:
-    """condor_q's default view: one line per owner and batch (JobBatchName or cluster)."""
-    groups: dict[tuple[str, str], list[ClassAd]] = {}
-    for ad in sorted(ads, key=_jid):
-        batch = _s(ad, "JobBatchName") or f"ID: {_int(ad, 'ClusterId')}"
-        groups.setdefault((_s(ad, "Owner"), batch), []).append(ad)
-    held = any(_int(a, "JobStatus") == 5 for a in ads)
-    cols = ["DONE", "RUN", "IDLE"] + (["HOLD"] if held else []) + ["TOTAL"]
-    out = f"{'OWNER':<5} {'BATCH_NAME':<10} {'SUBMITTED':>10} " + " ".join(
-        f"{c:>6}" for c in cols) + " JOB_IDS\n"
-    for (owner, batch), members in groups.items():
-        counts = {"DONE": 0, "RUN": 0, "IDLE": 0, "HOLD": 0}
-        for ad in members:
-            st = _int(ad, "JobStatus")
-            key = {1: "IDLE", 2: "RUN", 4: "DONE", 5: "HOLD", 7: "RUN"}.get(st)
-            if key:
-                counts[key] += 1
-        cells = [str(counts[c]) if counts[c] else "_" for c in cols[:-1]] + [str(len(members))]
-        submitted = _date(min(_int(a, "QDate") for a in members), tz)
-        out += (f"{owner:<5} {batch:<10} {submitted:>10} " + " ".join(f"{c:>6}" for c in cells)
-                + f" {_ids_text([_jid(a) for a in members])}\n")
-    return out
-
-
-def format_nobatch(ads: Sequence[ClassAd], now: int, tz: str) -> str:
-    out = " ID      OWNER            SUBMITTED     RUN_TIME ST PRI SIZE CMD\n"
-    for ad in sorted(ads, key=_jid):
-        c, p = _jid(ad)
-        size = _int(ad, "ImageSize") / 1024.0
-        out += (f"{c:>4}.{p:<3} {_s(ad, 'Owner'):<14} {_date(_int(ad, 'QDate'), tz):>11} "
-                f"{format_time(_run_time(ad, now)):>12} {_status_char(ad):<2} "
-                f"{_int(ad, 'JobPrio'):<3} {size:<4.1f} {_cmd(ad)}\n")
-    return out
-
-
-def format_hold(ads: Sequence[ClassAd], tz: str) -> str:
-    out = " ID      OWNER          HELD_SINCE  HOLD_REASON\n"
-    for ad in sorted(ads, key=_jid):
-        c, p = _jid(ad)
-        out += (f"{c:>4}.{p:<3} {_s(ad, 'Owner'):<14} "
-                f"{_date(_int(ad, 'EnteredCurrentStatus'), tz):>11} {_s(ad, 'HoldReason')}\n")
-    return out
-
-
-def format_run(ads: Sequence[ClassAd], now: int, tz: str) -> str:
-    out = " ID      OWNER            SUBMITTED     RUN_TIME HOST(S)\n"
-    for ad in sorted(ads, key=_jid):
-        c, p = _jid(ad)
-        out += (f"{c:>4}.{p:<3} {_s(ad, 'Owner'):<14} {_date(_int(ad, 'QDate'), tz):>11} "
-                f"{format_time(_run_time(ad, now)):>12} {_s(ad, 'RemoteHost')}\n")
-    return out
-
-
-def _totals_line(label: str, ads: Sequence[ClassAd]) -> str:
-    n = {k: 0 for k in range(1, 8)}
-    for ad in ads:
-        n[_int(ad, "JobStatus")] = n.get(_int(ad, "JobStatus"), 0) + 1
-    return (f"Total for {label}: {len(ads)} jobs; {n[4]} completed, {n[3]} removed, "
-            f"{n[1]} idle, {n[2]} running, {n[5]} held, {n[7]} suspended \n")
-
-
-def format_totals(shown: Sequence[ClassAd], all_ads: Sequence[ClassAd], user: str) -> str:
-    """condor_q's summary: the query, the user's jobs, every user's."""
-    mine = [a for a in all_ads if _s(a, "Owner") == user]
-    return ("\n" + _totals_line("query", shown) + _totals_line(user, mine)
-            + _totals_line("all users", all_ads))
-
-
-def format_long(ads: Sequence[ClassAd]) -> str:
-    return "\n".join(ad.to_long() for ad in ads) + ("\n" if ads else "")
-
-
-def format_af(ads: Sequence[ClassAd], attrs: Sequence[str], now: int | None = None) -> str:
-    """condor_q/condor_history -af: one line per ad; ``time()`` is the schedd's time of the
-    answer (ServerTime), else ``now`` (the pool's time)."""
-    out = ""
-    default = poolmod.pool_time() if now is None else now
-    for ad in ads:
-        server = ad.evaluate("ServerTime")
-        ctx = EvalContext(now=server if type(server) is int else default)
-        cells = []
-        for attr in attrs:
-            try:
-                cells.append(value_text(parse_expr(attr).evaluate(my=ad, ctx=ctx)))
-            except ClassAdError:
-                cells.append("undefined")
-        out += " ".join(cells) + "\n"
-    return out
-
-
-def format_history(ads: Sequence[ClassAd], tz: str) -> str:
-    out = " ID     OWNER          SUBMITTED   RUN_TIME     ST  COMPLETED   CMD\n"
-    for ad in ads:
-        c, p = _jid(ad)
-        done = _int(ad, "CompletionDate")
-        completed = _date(done, tz) if done > 0 else "???"
-        out += (f"{c:>4}.{p:<3} {_s(ad, 'Owner'):<14} {_date(_int(ad, 'QDate'), tz):>11} "
-                f"{format_time(_int(ad, 'RemoteWallClockTime')):>12} {_status_char(ad):<3} "
-                f"{completed:>11} {_cmd(ad)}\n")
-    return out
 
 
 # ------------------------------------------------------------------ arguments
@@ -267,131 +96,6 @@ def _run(tool: str, body: Callable[[], int]) -> int:
     except (ToolError, poolmod.PoolNotRunning) as e:
         print(f"{tool}: {e}", file=sys.stderr)
         return 1
-
-
-def submit_main(argv: list[str]) -> int:
-    """condor_submit FILE (``-dry-run -`` shows the ads instead)."""
-    def body() -> int:
-        if "-dry-run" in argv or "-dry" in argv:
-            from condorsim.submit.tool import dry_run
-            files = [a for a in argv if not a.startswith("-") or a == "-"]
-            path = next((a for a in files if a != "-"), None) if len(files) > 1 else None
-            if path is None:
-                raise UsageError("usage: submit FILE -dry-run -")
-            return dry_run(path, sys.stdout)
-        files = [a for a in argv if not a.startswith("-")]
-        if len(files) != 1:
-            raise UsageError("usage: submit FILE")
-        try:
-            with open(files[0], encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError as e:
-            print(f"ERROR: Failed to open command file ({e.strerror})", file=sys.stderr)
-            return 1
-        print("Submitting job(s)", end="")
-        _, _, reply = _ask(m.SUBMIT_JOBS(owner=getpass.getuser(), text=text,
-                                         iwd=os.getcwd(), source=files[0]))
-        if isinstance(reply, m.SUBMIT_RESULT):
-            print("." * reply.procs)
-            print(f"{reply.procs} job(s) submitted to cluster {reply.cluster}.")
-            return 0
-        print()
-        reason = reply.reason if isinstance(reply, m.FAILED) else "no answer"
-        print(f"ERROR: {reason}", file=sys.stderr)
-        return 1
-    return _run("condorsim submit", body)
-
-
-def q_main(argv: list[str]) -> int:
-    """condor_q."""
-    def body() -> int:
-        rest: list[str] = []
-        mode, af, everyone = "batch", [], False
-        i = 0
-        while i < len(argv):
-            a = argv[i]
-            if a in ("-nobatch", "-l", "-long", "-hold", "-run", "-idle", "-batch"):
-                mode = {"-long": "-l"}.get(a, a)
-            elif a in ("-af", "-autoformat"):
-                mode, af = "-af", argv[i + 1:]
-                break
-            elif a in ("-allusers", "-all"):
-                everyone = True
-            else:
-                rest.append(a)
-            i += 1
-        ids, constraint = selection(rest)
-        parts = [p for p in (constraint, _id_constraint(ids)) if p]
-        if not parts and not everyone:  # condor_q shows only your own jobs by default
-            parts.append(f'Owner == "{getpass.getuser()}"')
-        if mode == "-hold":
-            parts.append("JobStatus == 5")
-        elif mode == "-run":
-            parts.append("(JobStatus == 2 || JobStatus == 7)")
-        elif mode == "-idle":
-            parts.append("JobStatus == 1")
-        full = " && ".join(f"({p})" for p in parts)
-        name, addr, reply = _ask(m.QUERY_JOB_ADS(constraint=full, projection=[]))
-        if not isinstance(reply, m.QUERY_RESULT):
-            raise ToolError(reply.reason if isinstance(reply, m.FAILED) else "no answer")
-        ads = reply.ads
-        tz = os.environ.get("TZ") or "UTC"
-        now = server_time(ads)
-        if mode == "-l":
-            sys.stdout.write(format_long(ads))
-            return 0
-        if mode == "-af":
-            sys.stdout.write(format_af(ads, af))
-            return 0
-        _, _, every = _ask(m.QUERY_JOB_ADS(constraint="", projection=[]))
-        all_ads = every.ads if isinstance(every, m.QUERY_RESULT) else ads
-        now = server_time(all_ads) if not ads else now
-        if mode == "-hold":
-            view = format_hold(ads, tz)
-        elif mode == "-run":
-            view = format_run(ads, now, tz)
-        elif mode in ("-nobatch", "-idle"):
-            view = format_nobatch(ads, now, tz)
-        else:
-            view = format_batch(ads, tz)
-        sys.stdout.write(header(name, addr, now, tz) + view
-                         + format_totals(ads, all_ads, getpass.getuser()) + "\n")
-        return 0
-    return _run("condorsim q", body)
-
-
-def history_main(argv: list[str]) -> int:
-    """condor_history."""
-    def body() -> int:
-        mode, af, limit, rest = "", [], 0, []
-        i = 0
-        while i < len(argv):
-            a = argv[i]
-            if a in ("-l", "-long"):
-                mode = "-l"
-            elif a in ("-match", "-limit"):
-                limit = int(argv[i + 1]) if i + 1 < len(argv) and argv[i + 1].isdigit() else 0
-                i += 1
-            elif a in ("-af", "-autoformat"):
-                mode, af = "-af", argv[i + 1:]
-                break
-            else:
-                rest.append(a)
-            i += 1
-        ids, constraint = selection(rest)
-        full = " && ".join(f"({p})" for p in (constraint, _id_constraint(ids)) if p)
-        _, _, reply = _ask(m.QUERY_HISTORY(constraint=full, projection=[], limit=limit))
-        if not isinstance(reply, m.QUERY_RESULT):
-            raise ToolError(reply.reason if isinstance(reply, m.FAILED) else "no answer")
-        tz = os.environ.get("TZ") or "UTC"
-        if mode == "-l":
-            sys.stdout.write(format_long(reply.ads))
-        elif mode == "-af":
-            sys.stdout.write(format_af(reply.ads, af))
-        else:
-            sys.stdout.write(format_history(reply.ads, tz))
-        return 0
-    return _run("condorsim history", body)
 
 
 _PAST = {"hold": "held", "release": "released", "remove": "marked for removal",
@@ -478,9 +182,6 @@ def _action(tool: str, action: str) -> Callable[[list[str]], int]:
 
 
 COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
-    "submit": (submit_main, "submit jobs from a submit description (condor_submit)"),
-    "q": (q_main, "show the job queue (condor_q)"),
-    "history": (history_main, "show jobs that left the queue (condor_history)"),
     "hold": (_action("hold", "hold"), "put jobs on hold (condor_hold)"),
     "release": (_action("release", "release"), "release held jobs (condor_release)"),
     "rm": (_action("rm", "remove"), "remove jobs (condor_rm)"),

@@ -293,6 +293,16 @@ class DAEMON_OFF(Message):
     name: str
 
 
+@message("DAEMONS_ON")
+class DAEMONS_ON(Message):
+    pass
+
+
+@message("DAEMON_ON")
+class DAEMON_ON(Message):
+    name: str
+
+
 # ---- negotiation (negotiator <-> schedd) -------------------------------------------------
 
 

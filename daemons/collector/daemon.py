@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import trio
 
+from condorsim.classad import ClassAd
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn, parse_sinful
 from condorsim.wire import Message
@@ -37,10 +38,47 @@ class Collector:
                 port = parse_sinful(host if host.startswith("<") else f"<{host}>")[1]
             except ValueError:
                 port = 0
+        self._name = ctx.config.get("COLLECTOR_NAME") or f"My Pool - {host.split(':')[0] or 'localhost'}"
         async with trio.open_nursery() as nursery:
             address = await nursery.start(lambda task_status: ctx.serve(self._handle, task_status=task_status, port=port))
+            self._address = address
+            self._start_time = int(trio.current_time())
             nursery.start_soon(self._expire_loop)
+            nursery.start_soon(self._self_ad_loop,
+                               ctx.config.get_int("COLLECTOR_UPDATE_INTERVAL", 900))
             task_status.started(address)
+
+    def self_ad(self, now: int) -> ClassAd:
+        """The collector's own ad (``CollectorDaemon::sendCollectorAd``): the pool's
+        running and idle jobs (summed over the submitter ads) and its machines."""
+        from condorsim.submit._build import CONDOR_VERSION
+
+        assert self.state is not None
+        running = idle = 0
+        for ad in self.state.query("Submitter", None, None, now):
+            r, i = ad.evaluate("RunningJobs"), ad.evaluate("IdleJobs")
+            running += r if type(r) is int else 0
+            idle += i if type(i) is int else 0
+        states: dict[str, int] = {}
+        for ad in self.state.query("Machine", None, ["State"], now):
+            state = ad.evaluate("State")
+            states[str(state)] = states.get(str(state), 0) + 1
+        return ClassAd({
+            "MyType": "Collector", "Name": self._name, "Machine": "localhost",
+            "MyAddress": self._address, "CollectorIpAddr": self._address,
+            "CondorVersion": CONDOR_VERSION, "DaemonStartTime": self._start_time,
+            "RunningJobs": running, "IdleJobs": idle, "HostsTotal": sum(states.values()),
+            "HostsClaimed": states.get("Claimed", 0), "HostsUnclaimed": states.get("Unclaimed", 0),
+            "HostsOwner": states.get("Owner", 0),
+        })
+
+    async def _self_ad_loop(self, interval: int) -> None:
+        """Store the collector's own ad at start and every COLLECTOR_UPDATE_INTERVAL."""
+        assert self.state is not None
+        while True:
+            now = int(trio.current_time())
+            self.state.update("Collector", self.self_ad(now), now)
+            await trio.sleep(max(1, interval))
 
     async def _expire_loop(self) -> None:
         assert self.state is not None
@@ -65,6 +103,10 @@ class Collector:
                 return  # updates are one-way, as in HTCondor
             if command in QUERY_COMMANDS or isinstance(msg, m.QUERY_GENERIC_ADS):
                 adtype = getattr(msg, "adtype", None) or QUERY_COMMANDS[command]
+                if str(adtype).lower() in ("collector", "any"):
+                    # condorsim refreshes its own ad when asked for it, so that
+                    # condor_status -collector shows the pool as it is now
+                    self.state.update("Collector", self.self_ad(now), now)
                 ads = self.state.query(
                     adtype, msg.constraint or None, msg.projection or None, now  # type: ignore[attr-defined]
                 )

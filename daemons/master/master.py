@@ -35,7 +35,9 @@ from condorsim.runtime.network import Conn
 from condorsim.wire import Message
 from condorsim.wire.messages import (
     DAEMON_OFF,
+    DAEMON_ON,
     DAEMONS_OFF,
+    DAEMONS_ON,
     DC_OFF_FAST,
     DC_OFF_GRACEFUL,
     DC_RECONFIG,
@@ -76,6 +78,9 @@ class _Child:
     # Set by kill(): the master stays busy from the kill until its restart timer is set, so
     # virtual time cannot move between the death and the moment the master sees it.
     dying: ExitStack | None = None
+    # condor_off -daemon NAME: stopped and not restarted until condor_on sets ``resume``.
+    off: bool = False
+    resume: trio.Event = field(default_factory=trio.Event)
 
 
 class Master:
@@ -102,6 +107,7 @@ class Master:
             recover=cfg.get_float("MASTER_RECOVER_FACTOR", 300),
         )
         plan = daemon_plan(cfg.get_list("DAEMON_LIST"))
+        self._start_time = int(trio.current_time())
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             address = await nursery.start(ctx.serve, self._handle)
@@ -142,6 +148,7 @@ class Master:
             ad["MyAddress"] = address
             ad["DaemonList"] = ", ".join(["MASTER", *(c.planned.key for c in self.children.values())])
             ad["UpdateInterval"] = interval
+            ad.update(master_ad_attrs(self._ctx.config, self._start_time))
             try:
                 conn = await self._ctx.connect(self.collector_address, "collector")
                 async with conn:
@@ -151,15 +158,27 @@ class Master:
             await trio.sleep(interval)
 
     async def _handle(self, msg: Message, conn: Conn) -> None:
-        if isinstance(msg, DC_OFF_GRACEFUL | DC_OFF_FAST | DAEMONS_OFF):
+        if isinstance(msg, DC_OFF_GRACEFUL | DC_OFF_FAST):
             await conn.send(OK())
             assert self._nursery is not None
             self._nursery.cancel_scope.cancel()
-        elif isinstance(msg, DAEMON_OFF):
-            if msg.name not in self.children:
+        elif isinstance(msg, DAEMONS_OFF):  # condor_off: the children stop, the master stays
+            for name in reversed(list(self.children)):
+                await self.stop(name)
+            await conn.send(OK())
+        elif isinstance(msg, DAEMONS_ON):  # condor_on: every stopped child starts again
+            await conn.send(OK())
+            for name in self.children:
+                self.start(name)
+        elif isinstance(msg, DAEMON_OFF | DAEMON_ON):
+            name = self._child_name(msg.name)
+            if name is None:
                 await conn.send(FAILED(reason=f"no daemon named {msg.name!r}"))
             else:
-                await self.stop(msg.name)
+                if isinstance(msg, DAEMON_OFF):
+                    await self.stop(name)
+                else:
+                    self.start(name)
                 await conn.send(OK())
         elif isinstance(msg, RESTART):
             await conn.send(OK())
@@ -253,6 +272,15 @@ class Master:
                     dying.close()
                 return
             now = trio.current_time()
+            if child.off:
+                self._ctx.log.info("daemon_off", daemon=child.planned.name, status=status)
+                if dying is not None:
+                    dying.close()
+                child.up = trio.Event()
+                await child.resume.wait()
+                child.resume = trio.Event()
+                child.off = False
+                continue
             if child.stopping:
                 child.stopping = False
                 delay = 0.0
@@ -293,8 +321,26 @@ class Master:
         await child.up.wait()
 
     async def stop(self, name: str) -> None:
+        """condor_off -daemon: stop a daemon gracefully and keep it stopped until
+        :meth:`start` (condor_on)."""
         child = self.children[name]
+        if child.off:
+            return
+        child.off = True
         await self._terminate(child)
+
+    def start(self, name: str) -> None:
+        """condor_on -daemon: start again a daemon that :meth:`stop` stopped."""
+        child = self.children[name]
+        if child.off:
+            child.resume.set()  # the supervising task clears ``off`` when it starts it
+
+    def _child_name(self, text: str) -> str | None:
+        """The child a condor_on/off name means: its name or its DAEMON_LIST entry."""
+        for name, child in self.children.items():
+            if text.lower() in (name.lower(), child.planned.key.lower()):
+                return name
+        return None
 
     async def _terminate(self, child: _Child) -> None:
         proc = child.process
@@ -312,6 +358,23 @@ class Master:
         self._stopping = True
         for child in reversed(list(self.children.values())):
             await self._terminate(child)
+
+
+def master_ad_attrs(config: object, start_time: int) -> dict[str, object]:
+    """What condor_status -master shows: the version, the machine's CPUs and memory
+    (NUM_CPUS and MEMORY when set, as the master's DetectedCpus / DetectedMemory follow
+    them in a simulated machine, else the host's), and when the master started."""
+    from condorsim.submit._build import CONDOR_PLATFORM, CONDOR_VERSION
+
+    get_int = getattr(config, "get_int")
+    cpus = get_int("NUM_CPUS", 0) or os.cpu_count() or 1
+    try:
+        host_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
+    except (ValueError, OSError, AttributeError):
+        host_mb = 1024
+    return {"CondorVersion": CONDOR_VERSION, "CondorPlatform": CONDOR_PLATFORM,
+            "DetectedCpus": cpus, "DetectedMemory": get_int("MEMORY", 0) or int(host_mb),
+            "DaemonStartTime": start_time}
 
 
 async def _wait_real(proc: trio.Process, timeout: float) -> bool:

@@ -34,6 +34,9 @@ class UserRecord:
     priority: float = MIN_PRIORITY  # real user priority
     factor: float = 1000.0
     usage: float = 0.0
+    accumulated: float = 0.0  # weighted slot-seconds used (AccumulatedUsage)
+    begin_usage: int = 0  # when the user first used a slot (BeginUsageTime)
+    last_usage: int = 0  # when the user last used a slot (LastUsageTime)
 
 
 @dataclass
@@ -64,9 +67,30 @@ class Accountant:
         beta = 0.5 ** (dt / self.halflife) if self.halflife > 0 else 0.0
         for user in sorted(self.users):
             rec = self.users[user]
+            rec.accumulated += rec.usage * dt  # what it used since the last update
             rec.usage = usage.get(user, 0.0)
+            if rec.usage > 0:
+                rec.last_usage = int(now)
+                rec.begin_usage = rec.begin_usage or int(now)
             rec.priority = max(MIN_PRIORITY, rec.priority * beta + rec.usage * (1 - beta))
         self.last_update = now
+
+    def accounting_ads(self, now: float) -> list[dict[str, object]]:
+        """The submitters' Accounting ads (what condor_userprio shows), one per user:
+        Priority is the effective priority, as the negotiator reports it."""
+        ads = []
+        for user in sorted(self.users):
+            rec = self.users[user]
+            ads.append({
+                "MyType": "Accounting", "Name": user, "AccountingGroup": "<none>",
+                "IsAccountingGroup": False, "Priority": rec.priority * rec.factor,
+                "PriorityFactor": rec.factor, "ResourcesUsed": int(rec.usage),
+                "WeightedResourcesUsed": float(rec.usage),
+                "AccumulatedUsage": rec.accumulated, "WeightedAccumulatedUsage": rec.accumulated,
+                "BeginUsageTime": rec.begin_usage, "LastUsageTime": rec.last_usage,
+                "LastUpdate": int(self.last_update if self.last_update is not None else now),
+            })
+        return ads
 
     def real_priority(self, user: str) -> float:
         rec = self.users.get(user)

@@ -50,6 +50,9 @@ class CycleStats:
     matches: int = 0
     rejections: int = 0
     submitters: int = 0
+    slots: int = 0  # candidate slots (LastNegotiationCycleCandidateSlots0)
+    schedulers: int = 0  # schedds of the submitters
+    idle_jobs: int = 0  # idle jobs the submitters reported
 
 
 @dataclass
@@ -81,6 +84,8 @@ class Negotiator:
         self._slot_constraint = cfg.get("NEGOTIATOR_SLOT_CONSTRAINT") or ""
         self._name = cfg.get("NEGOTIATOR_NAME") or cfg.get("FULL_HOSTNAME") or "localhost"
         self._start_time = int(trio.current_time())
+        self._update_after_cycle = cfg.get_bool("NEGOTIATOR_UPDATE_AFTER_CYCLE", False)
+        self._advertise_accounting = cfg.get_bool("NEGOTIATOR_ADVERTISE_ACCOUNTING", True)
         async with trio.open_nursery() as nursery:
             self._address = await nursery.start(
                 lambda task_status: ctx.serve(self._handle, task_status=task_status))
@@ -102,25 +107,46 @@ class Negotiator:
     # -- the negotiator ad -------------------------------------------------------------
 
     def negotiator_ad(self) -> ClassAd:
-        s = self.stats
-        return ClassAd({
+        """The negotiator's ad; the last cycle's statistics once a cycle has run (HTCondor
+        publishes none before its first cycle)."""
+        from condorsim.submit._build import CONDOR_VERSION
+
+        ad = ClassAd({
             "MyType": "Negotiator", "Name": self._name, "MyAddress": self._address,
             "NegotiatorIpAddr": self._address, "DaemonStartTime": self._start_time,
-            "LastNegotiationCycleTime0": int(s.start), "LastNegotiationCycleEnd0": int(s.end),
-            "LastNegotiationCycleDuration0": int(s.end - s.start),
-            "LastNegotiationCycleMatches0": s.matches,
-            "LastNegotiationCycleRejections0": s.rejections,
-            "LastNegotiationCycleActiveSubmitterCount0": s.submitters,
+            "CondorVersion": CONDOR_VERSION,
         })
+        if self.cycles:
+            s = self.stats
+            ad.update({
+                "LastNegotiationCycleTime0": int(s.start), "LastNegotiationCycleEnd0": int(s.end),
+                "LastNegotiationCycleDuration0": int(s.end - s.start),
+                "LastNegotiationCycleMatches0": s.matches,
+                "LastNegotiationCycleRejections0": s.rejections,
+                "LastNegotiationCycleActiveSubmitterCount0": s.submitters,
+                "LastNegotiationCycleCandidateSlots0": s.slots,
+                "LastNegotiationCycleNumSchedulers0": s.schedulers,
+                "LastNegotiationCycleNumIdleJobs0": s.idle_jobs,
+            })
+        return ad
+
+    async def _send_ads(self, *, accounting: bool = False, own: bool = True) -> None:
+        """UPDATE_NEGOTIATOR_AD; with ``accounting``, the submitters' Accounting ads too
+        (NEGOTIATOR_ADVERTISE_ACCOUNTING)."""
+        try:
+            async with await self._ctx.connect(self._ctx.collector_address(),
+                                               "collector") as conn:
+                if own:
+                    await conn.send(m.UPDATE_NEGOTIATOR_AD(ad=self.negotiator_ad()))
+                if accounting:
+                    for ad in self.accountant.accounting_ads(trio.current_time()):
+                        await conn.send(m.UPDATE_AD_GENERIC(ad=ClassAd(ad)))
+        except _NET_ERRORS as e:
+            self._ctx.log.warning("collector_update_failed", error=str(e))
 
     async def _update_loop(self) -> None:
         while True:
-            try:
-                async with await self._ctx.connect(self._ctx.collector_address(),
-                                                   "collector") as conn:
-                    await conn.send(m.UPDATE_NEGOTIATOR_AD(ad=self.negotiator_ad()))
-            except _NET_ERRORS as e:
-                self._ctx.log.warning("collector_update_failed", error=str(e))
+            await self._send_ads()
             await trio.sleep(self._update_interval)
 
     # -- cycles ------------------------------------------------------------------------
@@ -145,6 +171,12 @@ class Negotiator:
                 await self.negotiation_cycle()
             finally:
                 self.schedule.cycle_ended(trio.current_time())
+            if self._update_after_cycle or self._advertise_accounting:
+                # HTCondor's negotiator advertises the Accounting ads after every cycle
+                # (NEGOTIATOR_ADVERTISE_ACCOUNTING), its own ad only with
+                # NEGOTIATOR_UPDATE_AFTER_CYCLE; here both go in one connection.
+                await self._send_ads(accounting=self._advertise_accounting,
+                                     own=self._update_after_cycle)
 
     async def _query(self, msg: Message) -> list[ClassAd]:
         try:
@@ -182,6 +214,10 @@ class Negotiator:
                 by_name.setdefault(name, ad)
         eups = {name: self.accountant.effective_priority(name) for name in by_name}
         stats.submitters = len(eups)
+        stats.slots = len(slots)
+        stats.schedulers = len({str(ad.evaluate("ScheddName")) for ad in by_name.values()})
+        stats.idle_jobs = sum(int(v) for ad in by_name.values()
+                              if type(v := ad.evaluate("IdleJobs")) is int)
         total = sum(slot_weight(s, weights) for s in slots)
         mm = Matchmaker(slots, self.policy, now, self.accountant.effective_priority)
         attrs = significant_attributes(slots, [

@@ -378,6 +378,9 @@ class Schedd:
             "MyAddress": self.address, "ScheddIpAddr": self.address,
             "TotalIdleJobs": total["IdleJobs"], "TotalRunningJobs": total["RunningJobs"],
             "TotalHeldJobs": total["HeldJobs"], "TotalJobAds": len(q.jobs),
+            # the shadows of running jobs (condor_status -schedd -run; one per job in
+            # HTCondor, one process serving them all in condorsim)
+            "ShadowsRunning": total["RunningJobs"],
             "NumUsers": len(counts), "UpdateSequenceNumber": int(now),
             **host, **self.local.ad_attrs(),
         })

@@ -183,6 +183,8 @@ class JobQueue:
             raise ScheddError("no jobs queued")
         if self.transforms:
             ads = [self._transformed(ad, now) for ad in ads]
+        for ad in ads:  # the schedd's cluster ad holds it in HTCondor (condor_q's TOTAL)
+            ad["TotalSubmitProcs"] = len(ads)
         ids = self.store.add_cluster(cluster, ads)
         for job in ids:
             self.userlogs.submit(self.jobs[job], now)

@@ -1,4 +1,6 @@
-"""The job tools' output formats and argument handling (no pool needed)."""
+"""The job tools that act on the queue (submit, hold, release, rm, qedit) against the
+schedd's own queue logic (no pool needed); condor_q's and condor_history's formats are
+tests/tools/test_q_format.py and test_history_format.py."""
 
 from __future__ import annotations
 
@@ -6,19 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from condorsim.classad import ClassAd
 from condorsim.tools import jobs
-from condorsim.tools.jobs import (
-    COMMANDS,
-    UsageError,
-    format_af,
-    format_batch,
-    format_hold,
-    format_nobatch,
-    format_totals,
-    selection,
-    server_time,
-)
+from condorsim.tools.jobs import COMMANDS, UsageError, selection
+from condorsim.tools.submit import main as submit_main
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 from daemons.schedd.queue import JobQueue
@@ -26,47 +18,7 @@ from daemons.schedd.queue import JobQueue
 T0 = 1_767_225_600  # 2026-01-01 00:00 UTC
 
 
-def _job(c: int, p: int, status: int = 1, owner: str = "alice", **extra: object) -> ClassAd:
-    ad = ClassAd()
-    ad.update({"ClusterId": c, "ProcId": p, "JobStatus": status, "Owner": owner, "QDate": T0,
-               "Cmd": "/bin/sleep", "Args": "60", "EnteredCurrentStatus": T0 + 60, **extra})
-    return ad
-
-
-def test_batch_view_groups_a_cluster_and_shows_hold_only_when_needed() -> None:
-    ads = [_job(1, 0), _job(1, 1, 2), _job(1, 2)]
-    text = format_batch(ads, "UTC")
-    assert text.splitlines()[0].split() == [
-        "OWNER", "BATCH_NAME", "SUBMITTED", "DONE", "RUN", "IDLE", "TOTAL", "JOB_IDS"]
-    assert text.splitlines()[1].split() == ["alice", "ID:", "1", "1/1", "00:00", "_", "1", "2",
-                                            "3", "1.0-2"]
-    held = format_batch([_job(1, 0, 5), _job(2, 0)], "UTC").splitlines()
-    assert "HOLD" in held[0].split()
-    assert held[1].split()[-3:] == ["1", "1", "1.0"]
-
-
-def test_nobatch_hold_and_totals_lines() -> None:
-    ads = [_job(1, 0), _job(2, 3, 5, HoldReason="via condor_hold (by user alice)")]
-    rows = format_nobatch(ads, T0 + 100, "UTC").splitlines()
-    assert rows[0].split() == ["ID", "OWNER", "SUBMITTED", "RUN_TIME", "ST", "PRI", "SIZE",
-                               "CMD"]
-    assert rows[2].split() == ["2.3", "alice", "1/1", "00:00", "0+00:00:00", "H", "0", "0.0",
-                               "sleep", "60"]
-    hold = format_hold(ads[1:], "UTC").splitlines()
-    assert hold[1].split()[:4] == ["2.3", "alice", "1/1", "00:01"]
-    assert hold[1].endswith("via condor_hold (by user alice)")
-    totals = format_totals(ads[1:], [*ads, _job(3, 0, owner="bob")], "alice").splitlines()
-    assert totals[1:] == [
-        "Total for query: 1 jobs; 0 completed, 0 removed, 0 idle, 0 running, 1 held, "
-        "0 suspended ",
-        "Total for alice: 2 jobs; 0 completed, 0 removed, 1 idle, 0 running, 1 held, "
-        "0 suspended ",
-        "Total for all users: 3 jobs; 0 completed, 0 removed, 2 idle, 0 running, 1 held, "
-        "0 suspended "]
-
-
-def test_autoformat_and_selection() -> None:
-    assert format_af([_job(1, 0)], ["ClusterId", "Owner", "ProcId + 1"]) == "1 alice 1\n"
+def test_selection_of_ids_owners_and_constraints() -> None:
     assert selection(["1.0", "2", "bob"]) == (["1.0", "2"], '(Owner == "bob")')
     assert selection(["-constraint", "JobStatus == 5"]) == ([], "(JobStatus == 5)")
     with pytest.raises(UsageError):
@@ -75,17 +27,11 @@ def test_autoformat_and_selection() -> None:
         selection(["-bogus"])
 
 
-def test_time_in_autoformat_is_the_schedds_time_of_the_answer() -> None:
-    """`q -af 'time() - JobCurrentStartDate'` gives the job's run time, not a 1970 figure."""
-    ad = _job(1, 0, 2, ServerTime=T0 + 90, JobCurrentStartDate=T0 + 30)
-    assert format_af([ad], ["time() - JobCurrentStartDate", "time()"]) == f"60 {T0 + 90}\n"
-    assert format_af([_job(1, 0)], ["time()"], now=T0) == f"{T0}\n"
-
-
 def test_tools_tell_the_pools_time_from_its_clock(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A live pool's clock runs SIM_SPEED times real time from `up`; tools read it, not the
     host clock; with no pool, the host clock (as HTCondor's tools)."""
+    import io
     import os
     import time
 
@@ -99,22 +45,13 @@ def test_tools_tell_the_pools_time_from_its_clock(tmp_path: Path,
         f'{{"start": {T0}, "wall": {wall}, "speed": 60}}\n')
     (tmp_path / "master.pid").write_text(f"{os.getpid()}\n")  # a live master
     assert abs(poolmod.pool_time(tmp_path) - (T0 + 600)) <= 60
-    import io
     out = io.StringIO()
     assert classad_eval(["time()"], out=out, now=T0) == 0
     assert out.getvalue().splitlines()[-1] == str(T0)
 
 
-def test_dates_and_run_times_use_the_schedds_simulated_time() -> None:
-    ads = [_job(1, 0, 2, ServerTime=T0 + 3725, ShadowBday=T0 + 100)]
-    now = server_time(ads)
-    assert now == T0 + 3725
-    assert format_nobatch(ads, now, "UTC").splitlines()[1].split()[4:6] == ["0+01:00:25", "R"]
-
-
 def test_the_commands_table_names_every_tool() -> None:
-    assert set(COMMANDS) == {"submit", "q", "history", "hold", "release", "rm", "qedit",
-                             "suspend", "continue", "vacate"}
+    assert set(COMMANDS) == {"hold", "release", "rm", "qedit", "suspend", "continue", "vacate"}
     assert all(callable(fn) and summary for fn, summary in COMMANDS.values())
 
 
@@ -154,7 +91,7 @@ def test_tools_print_what_condor_hold_and_rm_print(
     monkeypatch.setattr("getpass.getuser", lambda: "alice")
     sub = tmp_path / "job.sub"
     sub.write_text("executable = /bin/sleep\nqueue 3\n")
-    assert COMMANDS["submit"][0]([str(sub)]) == 0
+    assert submit_main([str(sub)]) == 0
     assert capsys.readouterr().out == "Submitting job(s)...\n3 job(s) submitted to cluster 1.\n"
     assert COMMANDS["hold"][0](["1.0", "-reason", "wait"]) == 0
     assert capsys.readouterr().out == "Job 1.0 held\n"
@@ -171,3 +108,34 @@ def test_tools_print_what_condor_hold_and_rm_print(
     assert COMMANDS["rm"][0](["7"]) == 1
     assert capsys.readouterr().err == "Couldn't find/remove all jobs in cluster 7\n"
     assert COMMANDS["rm"][0]([]) == 1
+
+
+def test_submit_options_append_batch_name_terse_and_stdin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """condor_submit's -a (before each queue statement), -batch-name, -terse (id ranges
+    only), and a description on standard input (each job's ad, as condor_submit -)."""
+    import io
+
+    schedd = _QueueSchedd(tmp_path)
+    monkeypatch.setattr(jobs, "_ask", schedd.ask)
+    monkeypatch.setattr("getpass.getuser", lambda: "alice")
+    sub = tmp_path / "job.sub"
+    sub.write_text("executable = /bin/sleep\nqueue 2\n")
+    assert submit_main(["-a", "+Color = \"red\"", "-batch-name", "nightly", "-terse",
+                        str(sub)]) == 0
+    assert capsys.readouterr().out == "1.0 - 1.1\n"
+    assert schedd.q.jobs[(1, 1)].evaluate("Color") == "red"
+    assert schedd.q.jobs[(1, 0)].evaluate("JobBatchName") == "nightly"
+    monkeypatch.setattr("sys.stdin", io.StringIO("executable = /bin/true\nqueue\n"))
+    assert submit_main(["-"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("\n** Proc 2.0:\n")
+    assert 'Cmd = "/bin/true"' in out and "submitted" not in out
+    assert submit_main(["-queue", "3", "executable=/bin/true"]) == 0
+    assert capsys.readouterr().out == "Submitting job(s)...\n3 job(s) submitted to cluster 3.\n"
+
+
+def test_submit_help_lists_dry_run_and_runs_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert submit_main(["-help"]) == 0
+    assert "-dry-run <filename>" in capsys.readouterr().out
