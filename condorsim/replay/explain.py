@@ -2,7 +2,7 @@
 
 How this works
 --------------
-Every daemon (and the replay driver) logs JSON lines to ``log/<Name>Log`` with a stable
+Every daemon (and the replay driver) logs JSON lines to ``log/<Name>Log.json`` with a stable
 ``event`` name, ``sim_time`` and ``wall_time``. :func:`narrate` reads them all, keeps the
 records that tell a job's story (the events of :data:`STORY`, and any record naming a
 ``job``), orders them by simulated time (real time breaks ties: the order things happened
@@ -87,11 +87,14 @@ class _Fields(dict[str, Any]):
 
 def read_log_records(log_dir: Path, only: Iterable[str] | None = None) -> list[dict[str, Any]]:
     """Every JSON record of every daemon log in ``log_dir`` (unreadable lines skipped);
-    ``only``: just these logs (``"MasterLog"``, ...). The one place that knows the logs'
-    file names and format."""
+    ``only``: just these logs, by HTCondor's name (``"MasterLog"``, ...). The one place that
+    knows where the records are: ``<Log>.json`` beside each text log (runtime/logs.py)."""
+    from condorsim.runtime.logs import json_log_name
+
     records: list[dict[str, Any]] = []
-    paths = sorted(log_dir.glob("*Log")) if only is None else \
-        [log_dir / name for name in only if (log_dir / name).is_file()]
+    paths = sorted(log_dir.glob(json_log_name("*Log"))) if only is None else \
+        [log_dir / json_log_name(name) for name in only
+         if (log_dir / json_log_name(name)).is_file()]
     for path in paths:
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:

@@ -137,8 +137,8 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
         participant = Participant(clock) if isinstance(clock, VirtualClock) else None
         network = TcpNetwork()
         tracer = Tracer(run_dir / "trace.jsonl")
-        log = daemon_logger("replay", run_dir / "log")
-        master_log = daemon_logger("master", run_dir / "log")
+        log = daemon_logger("replay", run_dir / "log", tz=scenario.timezone)
+        master_log = daemon_logger("master", run_dir / "log", tz=scenario.timezone)
         host: ReplayHost | None = None
         async with trio.open_nursery() as nursery:
             coordinator_address = None
@@ -255,10 +255,10 @@ async def stop_pool(master: Any) -> None:
 
 
 def _close_log(log: Any) -> None:
-    """Close the file a :func:`daemon_logger` writes to (it offers no close of its own)."""
-    file = getattr(getattr(log, "_logger", None), "_file", None)
-    if file is not None:
-        file.close()
+    """Close the files a :func:`daemon_logger` writes to."""
+    from condorsim.runtime.logs import close_daemon_logger
+
+    close_daemon_logger(log)
 
 
 def _busy(participant: Participant | None) -> Any:

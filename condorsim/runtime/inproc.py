@@ -72,7 +72,7 @@ async def open_inprocess_pool(
             daemon = factory()
             base = name.split("@", 1)[0].upper()
             cfg = config.with_subsystem(base)
-            log = daemon_logger(name, log_dir)
+            log = daemon_logger(name, log_dir, tz=cfg.get("SIM_TIMEZONE"))
             loggers.append(log)
             endpoint = Endpoint(name=name, network=network, participant=participant,
                                 tracer=tracer, log=log)

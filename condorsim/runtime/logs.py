@@ -1,16 +1,21 @@
-"""Daemon logs: structlog, one file per daemon under HTCondor's name, JSON lines.
+"""Daemon logs: structlog, under HTCondor's names, in HTCondor's text form and as JSON.
 
 How this works
 --------------
 :func:`daemon_logger` builds a logger bound to one daemon (no global structlog
 configuration). Each record carries ``event`` (a stable name tests may assert on),
 ``sim_time`` (simulated epoch seconds, from trio's clock), ``wall_time`` and the daemon's
-name, and goes to ``<LOG>/<LogName>`` as one JSON object per line. With ``console=True``
-records are also rendered readably on stderr.
+name. It goes twice to ``<LOG>``: to ``<LogName>`` (``SchedLog``, ...) as HTCondor's text
+line (:mod:`.logtext`: simulated time in SIM_TIMEZONE, ``(pid:N)``, HTCondor's wording),
+for a person to read as they would a real pool's log, and to ``<LogName>.json`` as one
+JSON object per line, for the tools (:func:`json_log_name`; the one reader is
+:func:`condorsim.replay.explain.read_log_records`). With ``console=True`` records are
+also rendered readably on stderr.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -18,6 +23,8 @@ from typing import Any, TextIO
 
 import structlog
 import trio
+
+from .logtext import text_line, zone
 
 LOG_NAMES = {
     "master": "MasterLog",
@@ -42,11 +49,34 @@ def _add_times(_logger: Any, _method: str, event: dict[str, Any]) -> dict[str, A
     return event
 
 
-class _Tee:
-    """A structlog logger writing rendered JSON to a file and, optionally, a console line."""
+def log_name(daemon: str) -> str:
+    """HTCondor's log file name of a daemon (``schedd`` -> ``SchedLog``)."""
+    base = daemon.split("@", 1)[0]
+    return LOG_NAMES.get(base, f"{base.capitalize()}Log")
 
-    def __init__(self, file: TextIO | None) -> None:
+
+def json_log_name(name: str) -> str:
+    """The JSON records beside a text log (``SchedLog`` -> ``SchedLog.json``)."""
+    return f"{name}.json"
+
+
+class _Tee:
+    """A structlog logger writing each rendered JSON record to one file; the text file beside
+    it is written by :meth:`text_processor`, before the JSON rendering."""
+
+    def __init__(self, file: TextIO | None, text: TextIO | None = None, own: str = "",
+                 tz: str | None = None) -> None:
         self._file = file
+        self._text = text
+        self._own = own
+        self._zone = zone(tz)
+        self._pid = os.getpid()
+
+    def text_processor(self, _logger: Any, _method: str, event: dict[str, Any]) -> dict[str, Any]:
+        if self._text is not None:
+            self._text.write(text_line(event, self._own, self._pid, self._zone))
+            self._text.flush()
+        return event
 
     def msg(self, message: str) -> None:
         if self._file is not None:
@@ -56,9 +86,10 @@ class _Tee:
     log = debug = info = warning = error = critical = exception = msg
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        for f in (self._file, self._text):
+            if f is not None:
+                f.close()
+        self._file = self._text = None
 
 
 def close_daemon_logger(logger: Any) -> None:
@@ -69,25 +100,29 @@ def close_daemon_logger(logger: Any) -> None:
 
 
 def daemon_logger(
-    daemon: str, log_dir: str | Path | None, *, console: bool = False
+    daemon: str, log_dir: str | Path | None, *, console: bool = False, tz: str | None = None
 ) -> structlog.typing.FilteringBoundLogger:
-    """A logger for ``daemon`` writing to ``log_dir/<HTCondor log name>``."""
+    """A logger for ``daemon`` writing to ``log_dir/<HTCondor log name>`` (text, times in
+    the zone ``tz``) and ``log_dir/<HTCondor log name>.json``."""
     file: TextIO | None = None
+    text: TextIO | None = None
     if log_dir is not None:
-        base = daemon.split("@", 1)[0]
-        name = LOG_NAMES.get(base, f"{base.capitalize()}Log")
+        name = log_name(daemon)
         path = Path(log_dir) / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        file = open(path, "a", encoding="utf-8")
+        file = open(path.with_name(json_log_name(name)), "a", encoding="utf-8")
+        text = open(path, "a", encoding="utf-8")
+    tee = _Tee(file, text, daemon, tz)
     processors: list[Any] = [
         structlog.processors.add_log_level,
         _add_times,
+        tee.text_processor,
     ]
     if console:
         processors.append(_console_echo)
     processors.append(structlog.processors.JSONRenderer())
     logger: structlog.typing.FilteringBoundLogger = structlog.wrap_logger(
-        _Tee(file),
+        tee,
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(0),
         context_class=dict,

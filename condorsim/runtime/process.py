@@ -80,7 +80,7 @@ def daemon_main(
         participant = Participant(clock if isinstance(clock, VirtualClock) else None)
         network = TcpNetwork()
         log_dir = _log_dir(config, args.run_dir)
-        log = daemon_logger(name, log_dir)
+        log = daemon_logger(name, log_dir, tz=config.get("SIM_TIMEZONE"))
         tracer = Tracer(args.trace) if args.trace else None
         endpoint = Endpoint(
             name=name, network=network, participant=participant if virtual else None,

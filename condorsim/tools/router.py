@@ -33,7 +33,7 @@ from condorsim.classad import ClassAd
 from condorsim.wire import messages as m
 
 from .common import ToolError
-from .jobs import UsageError, _ask, _run, q_main
+from .jobs import UsageError, _ask, _run
 
 ROUTER_Q_USAGE = """\
 USAGE: condorsim router_q [router_q options] [condor_q options]
@@ -149,6 +149,8 @@ def router_q_main(argv: list[str]) -> int:
                 raise ToolError(reply.reason if isinstance(reply, m.FAILED) else "no answer")
             sys.stdout.write(format_router_summary(reply.ads))
             return 0
+        from .q import main as q_main
+
         return q_main(["-constraint", constraint, "-allusers", *args])
     return _run("condorsim router_q", body)
 

@@ -273,7 +273,8 @@ class Master:
                 return
             now = trio.current_time()
             if child.off:
-                self._ctx.log.info("daemon_off", daemon=child.planned.name, status=status)
+                self._ctx.log.info("daemon_off", daemon=child.planned.name, status=status,
+                                   pid=proc.pid)
                 if dying is not None:
                     dying.close()
                 child.up = trio.Event()
@@ -289,7 +290,8 @@ class Master:
             child.restarts += 1
             child.up = trio.Event()
             self._ctx.log.warning(
-                "daemon_exited", daemon=child.planned.name, status=status, restart_in=delay
+                "daemon_exited", daemon=child.planned.name, status=status, restart_in=delay,
+                pid=proc.pid,
             )
             if dying is not None:
                 dying.close()  # the restart timer below is set before anyone is idle

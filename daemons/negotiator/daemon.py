@@ -66,6 +66,7 @@ class Negotiator:
         self._wakeup = trio.Event()
         self.stats = CycleStats()
         self.cycles = 0
+        self._schedd_addr = ""
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self._ctx = ctx
@@ -265,6 +266,8 @@ class Negotiator:
             return outcome
         ad = ClassAd({"Name": name, "AutoClusterAttrs": ",".join(attrs),
                       "SubmitterUserPrio": eup, "SubmitterLimit": limit})
+        self._schedd_addr = address
+        self._ctx.log.info("negotiating_with", submitter=name, address=address)
         with trio.move_on_after(self._per_submitter) as scope:
             try:
                 async with await self._ctx.connect(address, "schedd") as conn:
@@ -328,10 +331,12 @@ class Negotiator:
             # id is the request's (the autocluster's representative job), repeated for every
             # match of the request: which job takes the slot is the schedd's choice (its
             # "match_received" record names it).
+            startd_addr = best.slot.evaluate("MyAddress")
             self._ctx.log.info("matched", request=f"{cluster}.{proc}", submitter=name,
                                autocluster=autocluster if type(autocluster) is int else None,
                                request_count=f"{offer + 1} of {wanted}",
-                               schedd=conn.peer, slot=best.name,
+                               schedd=conn.peer, slot=best.name, schedd_addr=self._schedd_addr,
+                               startd_addr=startd_addr if type(startd_addr) is str else None,
                                preempting=best.preemption.name.lower(),
                                remote_user=remote_user(best.slot) or None)
             await conn.send(m.PERMISSION_AND_AD(claim_id=best.claim_id, slot_ad=best.slot,

@@ -56,6 +56,9 @@ class Startd:
         # number of collector queries does not depend on the order trio runs them in.
         self._starter_lookup = trio.Lock()
         self._collector_conn: Conn | None = None
+        # each slot's last state/activity, for the StartLog's "Changing state" lines; a slot
+        # begins in Owner/Idle, as HTCondor's do
+        self._last_state: dict[str, str] = {}
         self._collector_lock = trio.Lock()
         self._watched: set[str] = set()  # starter addresses whose death we watch for
         # claim id -> (job, shadow address, starter address) of each activation
@@ -138,8 +141,10 @@ class Startd:
 
     def _log_transitions(self, slot: Slot) -> None:
         for when, state, activity, event in slot.transitions:
+            was = self._last_state.get(slot.name, "Owner/Idle")
             self._ctx.log.info("slot_state_changed", slot=slot.name, state=state.value,
-                               activity=activity.value, cause=event.value, time=when)
+                               activity=activity.value, cause=event.value, time=when, was=was)
+            self._last_state[slot.name] = f"{state.value}/{activity.value}"
         slot.transitions.clear()
 
     # -- policy ----------------------------------------------------------------------------

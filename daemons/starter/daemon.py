@@ -350,12 +350,12 @@ class Starter:
         if inst.returncode is not None and inst.returncode < 0:
             ad = exit_ad(inst.job_ad, clock, now, inst.pid, None, signal=-inst.returncode,
                          own_accord=True)
-            self._ctx.log.info("job_exited", job=inst.job, signal=-inst.returncode)
+            self._ctx.log.info("job_exited", job=inst.job, signal=-inst.returncode, pid=inst.pid)
             await self._finish(inst, ShadowExit.JOB_EXITED, ad)
             return
         code = inst.returncode if inst.returncode is not None else \
             payload_exit_code(inst.job_ad, int(now))
-        self._ctx.log.info("job_exited", job=inst.job, exit_code=code)
+        self._ctx.log.info("job_exited", job=inst.job, exit_code=code, pid=inst.pid)
         await self._finish(inst, ShadowExit.JOB_EXITED,
                            exit_ad(inst.job_ad, clock, now, inst.pid, code, own_accord=True))
 

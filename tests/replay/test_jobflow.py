@@ -109,7 +109,7 @@ def _run_dir(tmp_path: Path) -> Path:
     (run / "trace.jsonl").write_text("".join(json.dumps(x) + "\n" for x in TRACE))
     for name in ("SchedLog", "NegotiatorLog"):
         daemon = "schedd" if name == "SchedLog" else "negotiator"
-        (run / "log" / name).write_text(
+        (run / "log" / f"{name}.json").write_text(
             "".join(json.dumps(x) + "\n" for x in LOGS if x["daemon"] == daemon) + "junk\n")
     ad = f'ClusterId = 1\nProcId = 0\nJobStatus = 4\nCompletionDate = {T0 + 90}\n'
     (run / "spool" / "history").write_text(

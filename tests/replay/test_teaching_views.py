@@ -102,7 +102,7 @@ def test_explain_narrates_in_simulated_then_real_time_order(tmp_path: Path) -> N
                                detail="x")],
     }
     for name, records in logs.items():
-        (run / "log" / name).write_text("".join(json.dumps(r) + "\n" for r in records)
+        (run / "log" / f"{name}.json").write_text("".join(json.dumps(r) + "\n" for r in records)
                                         + "not json\n")
     assert narrate(run, "UTC").splitlines()[2:] == [
         "2026-01-01 00:00:00  schedd queued cluster 1 (1 jobs)",

@@ -41,7 +41,7 @@ def test_a_run_with_no_trace_or_a_broken_one(tmp_path: Path,
     assert "has no trace.jsonl" in _one_line_error(capsys)
     (tmp_path / "trace.jsonl").write_text("this is not\njson at all\n")
     (tmp_path / "log").mkdir()
-    (tmp_path / "log" / "SchedLog").write_text(
+    (tmp_path / "log" / "SchedLog.json").write_text(
         json.dumps({"daemon": "schedd", "event": "submitted", "cluster": 1, "procs": 1,
                     "owner": "alice", "sim_time": T0, "wall_time": 0}) + "\n")
     assert report_main([str(tmp_path), "-o", str(tmp_path / "r.html")]) == 1
@@ -69,7 +69,7 @@ def test_a_pool_directory_without_a_result_file(tmp_path: Path,
              "wall_time": 2},
             {"daemon": "schedd", "event": "shadow_exited", "job": "1.0", "outcome": "completed",
              "sim_time": T0 + 80, "wall_time": 3}]
-    (run / "log" / "SchedLog").write_text("".join(json.dumps(r) + "\n" for r in logs))
+    (run / "log" / "SchedLog.json").write_text("".join(json.dumps(r) + "\n" for r in logs))
     trace = [{"t": T0, "from": "tool", "to": "schedd", "cmd": "SUBMIT_JOBS", "job": None,
               "attrs": []},
              {"t": T0 + 20, "from": "schedd", "to": "shadow", "cmd": "SHADOW_START", "job": "1.0",

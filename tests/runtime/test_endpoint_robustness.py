@@ -46,6 +46,6 @@ async def test_a_failing_handler_loses_its_connection_and_the_daemon_serves_on(
             assert reply is None
         async with await pool.connect("fragile") as conn:
             assert isinstance(await conn.request(m.ALIVE(claim_id="x")), m.OK)
-    records = [json.loads(line) for line in (tmp_path / "log" / "FragileLog").read_text().splitlines()]
+    records = [json.loads(line) for line in (tmp_path / "log" / "FragileLog.json").read_text().splitlines()]
     failed = [r for r in records if r["event"] == "handler_failed"]
     assert len(failed) == 1 and failed[0]["error"] == "KeyError: 'nope'"

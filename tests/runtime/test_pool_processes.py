@@ -17,7 +17,7 @@ pytestmark = pytest.mark.pool
 
 
 def _started(home: Path) -> list[dict[str, object]]:
-    log = home / "log" / "MasterLog"
+    log = home / "log" / "MasterLog.json"
     records = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
     return [r for r in records if r["event"] == "daemon_started" and r.get("daemon") != "master"]
 

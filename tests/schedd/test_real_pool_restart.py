@@ -42,7 +42,7 @@ def test_a_killed_schedd_comes_back_with_every_job_and_the_history(tmp_path: Pat
         before = _statuses(home)
         assert before == {"1.0": 5, "1.1": 1}
 
-        log = home / "log" / "MasterLog"
+        log = home / "log" / "MasterLog.json"
         starts = [json.loads(x) for x in log.read_text().splitlines() if x.strip()]
         schedd_pid = next(int(r["pid"]) for r in starts
                           if r["event"] == "daemon_started" and r.get("daemon") == "schedd")

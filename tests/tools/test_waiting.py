@@ -33,5 +33,5 @@ def test_the_daemons_pids_come_from_the_master_s_log(tmp_path: Path) -> None:
                {"daemon": "collector", "pid": 11, "event": "daemon_started", "sim_time": 1.0},
                {"daemon": "collector", "pid": 12, "event": "daemon_started", "sim_time": 9.0},
                {"daemon": "schedd", "pid": 13, "event": "daemon_started", "sim_time": 1.0}]
-    (tmp_path / "log" / "MasterLog").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (tmp_path / "log" / "MasterLog.json").write_text("".join(json.dumps(r) + "\n" for r in records))
     assert daemon_pids(tmp_path) == {"collector": 12, "schedd": 13}
