@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from condorsim.classad import ClassAdSyntaxError, parse_expr
 from condorsim.tools.cliargs import ArgsError, ToolArgs
@@ -95,7 +96,7 @@ class StatusRequest:
 def parser() -> ToolArgs:
     """condor_status's options, in its order."""
     t = ToolArgs("condorsim status")
-    flag = {"action": "store_true"}
+    flag: dict[str, Any] = {"action": "store_true"}
 
     def mode(name: str, shortest: int, value: str, **kw: object) -> None:
         t.option(name, shortest, action="append_const", const=value, dest="modes", **kw)  # type: ignore[arg-type]

@@ -35,7 +35,8 @@ def _string(ad: ClassAd, attr: str) -> str | None:
 
 def _number(ad: ClassAd, attr: str) -> float | None:
     value = ad.evaluate(attr) if attr in ad else None
-    return float(value) if type(value) in (int, float) else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else None
 
 
 @dataclass

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from condorsim import pool as poolmod
 from condorsim.wire import Message
@@ -63,7 +64,7 @@ _WHAT = {
 
 def _parser(tool: str) -> ToolArgs:
     t = ToolArgs(f"condorsim {tool}")
-    flag = {"action": "store_true"}
+    flag: dict[str, Any] = {"action": "store_true"}
     t.option("help", 1, **flag)
     t.option("version", 1, **flag)
     t.option("graceful", 1, **flag)

@@ -57,7 +57,7 @@ def value_text(value: object) -> str:
     if type(value) is str:
         return value
     holder = ClassAd()
-    holder["v"] = parse_expr(unparse_value(value))  # type: ignore[arg-type]
+    holder["v"] = parse_expr(unparse_value(value))
     return holder.to_long()[len("v = "):-1]
 
 

@@ -25,6 +25,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from condorsim import pool as poolmod
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, parse_expr
@@ -66,7 +67,7 @@ Usage: condorsim history [source] [restriction-list] [options]
 def parser() -> ToolArgs:
     """condor_history's options, in its order."""
     t = ToolArgs("condorsim history")
-    flag = {"action": "store_true"}
+    flag: dict[str, Any] = {"action": "store_true"}
     t.option("long", 1, **flag)
     t.option("xml", 3, **flag)
     t.option("jsonl", 5, **flag)
@@ -115,7 +116,7 @@ def history_path(home: Path) -> Path:
 
 def default_columns(tz: str, wide: bool) -> list[Column]:
     """condor_history's default table (``init_default_custom_format``)."""
-    extra = {"notruncate": True, "autowidth": True} if wide else {}
+    extra: dict[str, Any] = {"notruncate": True, "autowidth": True} if wide else {}
     return [
         Column("ClusterId", " ID", -7, fmt=None, render=r.render_job_id, notruncate=True,
                autowidth=True),

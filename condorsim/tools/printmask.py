@@ -255,7 +255,7 @@ def _c_printf(conv: Conversion, value: Any) -> str:
     spec = "%" + conv.flags + (str(conv.width) if conv.width else "")
     if conv.precision is not None:
         spec += f".{conv.precision}"
-    return (spec + letter) % value
+    return str((spec + letter) % value)
 
 
 @dataclass

@@ -30,6 +30,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from condorsim import pool as poolmod
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, parse_expr
@@ -101,7 +102,7 @@ job ids, or when the -allusers argument is specified.
 def parser() -> ToolArgs:
     """condor_q's options, in condor_q's order (the first that matches a prefix wins)."""
     t = ToolArgs("condorsim q")
-    flag = {"action": "store_true"}
+    flag: dict[str, Any] = {"action": "store_true"}
     t.option("wide", 1, colon=True, **flag)
     t.option("long", 1, colon=True, **flag)
     t.option("xml", 3, **flag)

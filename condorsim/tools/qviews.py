@@ -256,8 +256,8 @@ def batch_rows(ads: Sequence[ClassAd], tz: str, ctx: EvalContext, *, partial: bo
         owner.autowidth = owner.notruncate = False
     else:
         owner.width = owner_width
-    name = mask.columns[1]
-    name.width = max(10, max((len(str(row[1][1])) for row in rows), default=0))
+    batch_name = mask.columns[1]
+    batch_name.width = max(10, max((len(str(row[1][1])) for row in rows), default=0))
     mask.columns[6].hidden = not (any_held or show_held_column)
     return mask.headings(), "".join(mask.display(row) for row in rows)
 

@@ -25,6 +25,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from condorsim import pool as poolmod
 from condorsim.wire import messages as m
@@ -57,7 +58,7 @@ _QUEUE = re.compile(r"^\s*queue\b", re.IGNORECASE)
 def parser() -> ToolArgs:
     """condor_submit's options (those condorsim takes), in its order."""
     t = ToolArgs("condorsim submit")
-    flag = {"action": "store_true"}
+    flag: dict[str, Any] = {"action": "store_true"}
     t.option("verbose", 1, **flag)
     t.option("terse", 3, **flag)
     t.option("disable", 3, **flag)
@@ -177,7 +178,7 @@ def _submit(text: str, source: str, *, terse: bool, verbose: bool, quiet: bool) 
         _, _, ads = jobs._ask(m.QUERY_JOB_ADS(constraint=f"ClusterId == {cluster}",
                                               projection=[]))
         found = ads.ads if isinstance(ads, m.QUERY_RESULT) else []
-        for job in sorted(found, key=lambda a: int(a.evaluate("ProcId") or 0)):  # type: ignore[arg-type]
+        for job in sorted(found, key=lambda a: int(a.evaluate("ProcId") or 0)):
             out.write(f"\n** Proc {cluster}.{job.evaluate('ProcId')}:\n" + job.to_long())
     elif not terse:
         out.write("." * procs)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from condorsim import pool as poolmod
 from condorsim.classad import ClassAd
@@ -178,7 +179,7 @@ def table(ads: Sequence[ClassAd], flags: set[str], min_last_usage: int, tz: str)
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``condorsim userprio``."""
     t = ToolArgs("condorsim userprio")
-    flag = {"action": "store_true"}
+    flag: dict[str, Any] = {"action": "store_true"}
     t.option("help", 1, **flag)
     t.option("allusers", 4, **flag)
     t.option("activefrom", 2, nargs=3, type=int)

@@ -64,7 +64,8 @@ def _job(text: str) -> tuple[int, int, int]:
         raise _Usage(f"Couldn't understand job number: {text}") from None
     if not 1 <= len(numbers) <= 3:
         raise _Usage(f"Couldn't understand job number: {text}")
-    return (numbers + [-1, -1])[0], (numbers + [-1, -1])[1], (numbers + [-1, -1, -1])[2]
+    padded = [*numbers, -1, -1]
+    return padded[0], padded[1], padded[2]
 
 
 def _matches(event: Event, job: tuple[int, int, int]) -> bool:
@@ -75,7 +76,8 @@ def _matches(event: Event, job: tuple[int, int, int]) -> bool:
 
 def _blocks(text: str) -> list[str]:
     """The text of each complete event (up to, not including, its ``...`` line)."""
-    blocks, current = [], []
+    blocks: list[str] = []
+    current: list[str] = []
     for line in text.split("\n")[:-1]:  # the last piece has no newline yet
         if line in ("...", "...\r"):
             blocks.append("\n".join(current) + "\n")

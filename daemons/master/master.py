@@ -29,6 +29,7 @@ from pathlib import Path
 import trio
 
 from condorsim.classad import ClassAd
+from condorsim.config import Config as DaemonConfig
 from condorsim.runtime.coordinator import Coordinator
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
@@ -171,14 +172,14 @@ class Master:
             for name in self.children:
                 self.start(name)
         elif isinstance(msg, DAEMON_OFF | DAEMON_ON):
-            name = self._child_name(msg.name)
-            if name is None:
+            child = self._child_name(msg.name)
+            if child is None:
                 await conn.send(FAILED(reason=f"no daemon named {msg.name!r}"))
             else:
                 if isinstance(msg, DAEMON_OFF):
-                    await self.stop(name)
+                    await self.stop(child)
                 else:
-                    self.start(name)
+                    self.start(child)
                 await conn.send(OK())
         elif isinstance(msg, RESTART):
             await conn.send(OK())
@@ -362,13 +363,13 @@ class Master:
             await self._terminate(child)
 
 
-def master_ad_attrs(config: object, start_time: int) -> dict[str, object]:
+def master_ad_attrs(config: DaemonConfig, start_time: int) -> dict[str, object]:
     """What condor_status -master shows: the version, the machine's CPUs and memory
     (NUM_CPUS and MEMORY when set, as the master's DetectedCpus / DetectedMemory follow
     them in a simulated machine, else the host's), and when the master started."""
     from condorsim.submit._build import CONDOR_PLATFORM, CONDOR_VERSION
 
-    get_int = getattr(config, "get_int")
+    get_int = config.get_int
     cpus = get_int("NUM_CPUS", 0) or os.cpu_count() or 1
     try:
         host_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)

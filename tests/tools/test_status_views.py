@@ -165,17 +165,16 @@ def test_claimed_and_state_views() -> None:
                 Memory=512, RemoteUser="alice@sim", ClientMachine="sub.sim", Mips=100,
                 KFlops=2000, LoadAvg=1.0, EnteredCurrentState=199_000,
                 EnteredCurrentActivity=199_500, KeyboardIdle=86400)]
-    assert format_status(ads, "claimed", now=NOW) == """\
-Name            OpSys       Arch   LoadAv RemoteUser           ClientMachine   
-
-slot1@a         LINUX       X86_64  1.000 alice@sim            sub.sim         
-
+    assert format_status(ads, "claimed", now=NOW) == (
+        "Name            OpSys       Arch   LoadAv RemoteUser           ClientMachine   \n\n"
+        "slot1@a         LINUX       X86_64  1.000 alice@sim            sub.sim         \n\n"
+        """\
                Machines         MIPS       KFLOPS   AvgLoadAvg
 
   X86_64/LINUX        1          100         2000   1.000
 
          Total        1          100         2000   1.000
-"""
+""")
     # the 11-wide time columns are 12 wide with no blank before them (ppSetColumnFormat)
     assert format_status(ads, "state", now=NOW) == """\
 Name         Cpu  Mem  LoadAv  KbdIdle    State    StateTime  Activ  ActvtyTime
