@@ -29,6 +29,11 @@ COLLECTOR_HOST = 127.0.0.1:0
 NUM_CPUS = 4
 # Simulated time runs this many times faster than real time.
 SIM_SPEED = 1
+# Jobs run their real executables, in a scratch directory under EXECUTE, their output
+# brought back (replays simulate run times instead: +SimRuntime, SIM_DEFAULT_RUNTIME).
+SIM_EXECUTE_REAL_JOBS = True
+# condor_status -negotiator shows each cycle at once (HTCondor's default is false).
+NEGOTIATOR_UPDATE_AFTER_CYCLE = True
 """
 
 

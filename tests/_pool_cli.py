@@ -10,11 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def run_cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run `condorsim ARGS` against the pool at ``home`` ($CONDORSIM_HOME)."""
+def run_cli(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `condorsim ARGS` against the pool at ``home`` ($CONDORSIM_HOME), in ``cwd``."""
     env = dict(os.environ, CONDORSIM_HOME=str(home))
     return subprocess.run([sys.executable, "-m", "condorsim.cli", *args], env=env,
-                          capture_output=True, text=True, timeout=90)
+                          capture_output=True, text=True, timeout=90, cwd=cwd)
 
 
 def wait_for(condition: Callable[[], bool], what: str, seconds: float = 40.0) -> None:

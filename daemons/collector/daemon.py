@@ -38,7 +38,10 @@ class Collector:
                 port = parse_sinful(host if host.startswith("<") else f"<{host}>")[1]
             except ValueError:
                 port = 0
-        self._name = ctx.config.get("COLLECTOR_NAME") or f"My Pool - {host.split(':')[0] or 'localhost'}"
+        name = (ctx.config.get("COLLECTOR_NAME") or "").strip()
+        # the default "My Pool - $(CONDOR_HOST)" with no CONDOR_HOST: name the host instead
+        self._name = name if name and not name.endswith("-") else \
+            f"My Pool - {host.split(':')[0] or 'localhost'}"
         async with trio.open_nursery() as nursery:
             address = await nursery.start(lambda task_status: ctx.serve(self._handle, task_status=task_status, port=port))
             self._address = address

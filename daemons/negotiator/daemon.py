@@ -213,6 +213,8 @@ class Negotiator:
             idle = ad.evaluate("IdleJobs")
             if type(name) is str and not (type(idle) is int and idle <= 0):
                 by_name.setdefault(name, ad)
+        for name in by_name:  # a submitter has an accountant record from its first cycle
+            self.accountant.record(name)
         eups = {name: self.accountant.effective_priority(name) for name in by_name}
         stats.submitters = len(eups)
         stats.slots = len(slots)

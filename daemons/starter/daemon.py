@@ -54,7 +54,7 @@ from .logic import (
     starter_ad,
     usage_ad,
 )
-from .real import SpawnError, spawn
+from .real import SpawnError, finished, spawn
 from .watch import wait_until_gone
 
 AD_INTERVAL = 300
@@ -305,7 +305,8 @@ class Starter:
         if self._real:
             runtime = math.inf
             try:
-                inst.process = await spawn(inst.job_ad, self._ctx.run_dir)
+                inst.process = await spawn(inst.job_ad, self._ctx.run_dir,
+                                           self._ctx.path("EXECUTE", "execute"))
             except SpawnError as e:
                 self._ctx.log.warning("job_spawn_failed", job=inst.job, error=str(e))
                 await self._finish(inst, ShadowExit.JOB_SHOULD_HOLD, ClassAd({
@@ -364,6 +365,8 @@ class Starter:
         assert inst.process is not None
         with self._ctx.busy():
             inst.returncode = await inst.process.wait()
+            for problem in finished(inst.process, exited=inst.kill is None):
+                self._ctx.log.warning("output_transfer_failed", job=inst.job, error=problem)
         inst.wake.set()
 
     async def _update(self, inst: _Instance, now: float) -> None:

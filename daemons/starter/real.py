@@ -1,13 +1,15 @@
-"""Running a job's real executable (wall-clock pools with SIM_EXECUTE_REAL_JOBS = true).
+"""Running a job's real executable (SIM_EXECUTE_REAL_JOBS = true; the mini-pool's default).
 
 How this works
 --------------
 :func:`command_line` builds the argument vector from ``Cmd`` and ``Arguments`` (new
 syntax, shell-like quoting) or ``Args`` (old syntax, split on white space);
 :func:`job_paths` resolves ``Iwd`` and the ``In``/``Out``/``Err`` files against it (and
-``Iwd`` itself against the run directory). :func:`spawn` starts the process with those;
-a failure to start is a :class:`SpawnError` with HTCondor's hold text. Suspension is
-SIGSTOP/SIGCONT, a hold or remove SIGTERM, as the starter does by default.
+``Iwd`` itself against the run directory). :func:`spawn` starts the process in a scratch
+directory under EXECUTE with the job's input files (:mod:`.sandbox`), and
+:func:`finished` brings its output back once it has exited; a failure to start is a
+:class:`SpawnError` with HTCondor's hold text. Suspension is SIGSTOP/SIGCONT, a hold or
+remove SIGTERM, as the starter does by default.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from pathlib import Path
 import trio
 
 from condorsim.classad import ClassAd
+
+from .sandbox import STDERR, STDOUT, Sandbox, SandboxError, bring_back, prepare
 
 
 class SpawnError(Exception):
@@ -61,14 +65,36 @@ def job_paths(job_ad: ClassAd, run_dir: Path) -> JobPaths:
     return JobPaths(iwd, file("In"), file("Out"), file("Err"))
 
 
-async def spawn(job_ad: ClassAd, run_dir: Path) -> trio.Process:
-    """Start the job's executable in its Iwd with its standard files."""
+_SANDBOXES: dict[int, Sandbox] = {}  # pid -> the scratch directory of a running job
+
+
+async def spawn(job_ad: ClassAd, run_dir: Path, execute: Path | None = None) -> trio.Process:
+    """Start the job's executable in a scratch directory under ``execute`` (the run
+    directory's ``execute/`` by default) with its input files; stdin is ``In`` in Iwd."""
     argv = command_line(job_ad)
     paths = job_paths(job_ad, run_dir)
+    cluster, proc = job_ad.evaluate("ClusterId"), job_ad.evaluate("ProcId")
+    tag = f"dir_{os.getpid()}_{cluster}_{proc}"
     try:
-        with open(paths.stdin, "rb") as stdin, open(paths.stdout, "ab") as stdout, \
-                open(paths.stderr, "ab") as stderr:
-            return await trio.lowlevel.open_process(
-                argv, cwd=paths.iwd, stdin=stdin, stdout=stdout, stderr=stderr)
+        sandbox, executable = prepare(job_ad, paths.iwd, execute or run_dir / "execute", tag)
+    except SandboxError as e:
+        raise SpawnError(str(e)) from None
+    argv[0] = executable
+    try:
+        with open(paths.stdin, "rb") as stdin, open(sandbox.path / STDOUT, "wb") as stdout, \
+                open(sandbox.path / STDERR, "wb") as stderr:
+            process = await trio.lowlevel.open_process(
+                argv, cwd=sandbox.path, stdin=stdin, stdout=stdout, stderr=stderr,
+                env=sandbox.environment(job_ad))
     except OSError as e:
+        bring_back(sandbox, exited=False)
         raise SpawnError(f"Failed to execute '{argv[0]}': {e.strerror or e}") from None
+    _SANDBOXES[process.pid] = sandbox
+    return process
+
+
+def finished(process: trio.Process, exited: bool) -> list[str]:
+    """After the process is gone: its outputs back to Iwd when it ``exited`` of its own
+    accord (not held, removed or vacated), its scratch directory removed."""
+    sandbox = _SANDBOXES.pop(process.pid, None)
+    return bring_back(sandbox, exited) if sandbox is not None else []

@@ -18,8 +18,9 @@ pytestmark = pytest.mark.pool
 
 def test_trace_shows_a_live_pool_s_job_from_the_submit_to_the_history(tmp_path: Path) -> None:
     home = tmp_path / "pool"
-    config = ensure_home(home)  # the configuration `condorsim up` writes, 30 times faster
-    config.write_text(config.read_text() + "SIM_SPEED = 30\n")
+    # the configuration `condorsim up` writes, 30 times faster, with simulated run times
+    config = ensure_home(home)
+    config.write_text(config.read_text() + "SIM_SPEED = 30\nSIM_EXECUTE_REAL_JOBS = False\n")
     sub = tmp_path / "f.sub"
     # the log's path is absolute: a relative one would land in the directory the tool runs in
     sub.write_text(f"executable = /bin/sleep\narguments = 60\nlog = {tmp_path}/f.log\nqueue\n")

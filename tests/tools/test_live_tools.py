@@ -1,0 +1,105 @@
+"""The tools on the pool a user starts (`condorsim up`): a real job runs and its output comes
+back, `wait`, `q`, `status` views filled by the daemons' ads, `userprio`, `reconfig`,
+`off`/`on`, `history` with the pool down, the text logs.
+
+The pool runs on the wall clock (SIM_SPEED 30); the waits are for conditions of real
+processes with deadlines, never fixed sleeps."""
+
+from __future__ import annotations
+
+import getpass
+import re
+from pathlib import Path
+
+import pytest
+from _pool_cli import run_cli, wait_for
+
+from condorsim.pool import ensure_home
+
+pytestmark = pytest.mark.pool
+
+DATE = r"\d\d/\d\d/\d\d \d\d:\d\d:\d\d"
+
+
+def test_a_live_pool_runs_real_jobs_and_the_tools_show_it(tmp_path: Path) -> None:
+    home = tmp_path / "pool"
+    config = ensure_home(home)  # the configuration `condorsim up` writes (real jobs)
+    assert "SIM_EXECUTE_REAL_JOBS = True" in config.read_text()
+    config.write_text(config.read_text() + "SIM_SPEED = 30\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    sub = work / "echo.sub"
+    sub.write_text(f"executable = /bin/echo\narguments = hello\noutput = out.txt\n"
+                   f"error = err.txt\nlog = {work}/echo.log\nqueue\n")
+    assert run_cli(home, "up").returncode == 0
+    try:
+        q = run_cli(home, "q")  # the queue is empty: the title has the pool's time anyway
+        assert re.match(rf"\n\n-- Schedd: \S+ : <[\d.:]+> @ {DATE}\n", q.stdout), q.stdout
+        assert q.stdout.endswith(f"Total for {getpass.getuser()}: 0 jobs; 0 completed, "
+                                 "0 removed, 0 idle, 0 running, 0 held, 0 suspended \n"
+                                 "Total for all users: 0 jobs; 0 completed, 0 removed, 0 idle,"
+                                 " 0 running, 0 held, 0 suspended\n\n")
+        submitted = run_cli(home, "submit", str(sub), cwd=work)
+        assert submitted.stdout == "Submitting job(s).\n1 job(s) submitted to cluster 1.\n"
+        waited = run_cli(home, "wait", "-wait", "60", str(work / "echo.log"))
+        assert waited.stdout.endswith("All jobs done.\n"), (waited.stdout, waited.stderr)
+        assert (work / "out.txt").read_text() == "hello\n"
+        assert not list((home / "execute").iterdir())  # the scratch directory is gone
+
+        wait_for(lambda: "[" not in run_cli(home, "status", "-negotiator").stdout,
+                 "the negotiator's cycle statistics")
+        negotiator = run_cli(home, "status", "-negotiator").stdout.splitlines()
+        assert negotiator[0].split() == ["Name", "LastCycleEnd", "(Sec)", "Slots", "Submitrs",
+                                         "Schedds", "Jobs", "Matches", "Rejections"]
+        master = run_cli(home, "status", "-master").stdout.splitlines()
+        assert master[0].split() == ["Name", "Version", "Cpus", "Memory", "Uptime"]
+        assert re.match(r"master@localhost\s+24\.0\.24\S*\s+4\s+\d+\.\d [MG]B\s+\d+\+\d\d:\d\d:\d\d$",
+                        master[2]), master
+        collector = run_cli(home, "status", "-collector").stdout.splitlines()
+        assert collector[2].split()[-3:][2] == "4"  # HostsTotal: the 4 slots
+        kinds = {line.split()[0] for line in run_cli(home, "status", "-any").stdout.splitlines()[2:]}
+        assert {"DaemonMaster", "Machine", "Scheduler", "Negotiator", "Collector"} <= kinds
+        assert not kinds & {"Shadow", "Starter"}
+        assert run_cli(home, "status", "-tot").stdout.startswith(
+            "\n               Total Owner Claimed Unclaimed")
+
+        wait_for(lambda: getpass.getuser() in run_cli(home, "userprio", "-allusers").stdout,
+                 "the accounting ad of the job's owner")
+        prio = run_cli(home, "userprio", "-allusers").stdout.splitlines()
+        assert prio[0].startswith("Last Priority Update: ")
+        assert prio[2].startswith("User Name") and prio[-1].startswith("Number of users: 1")
+
+        assert run_cli(home, "reconfig").stdout == 'Sent "Reconfig" command to local master\n'
+        off = run_cli(home, "off", "-daemon", "negotiator")
+        assert off.stdout == 'Sent "Kill-Daemon" command for "negotiator" to local master\n'
+        on = run_cli(home, "on", "-neg")
+        assert on.stdout == 'Sent "Spawn-Daemon" command for "negotiator" to local master\n'
+        assert run_cli(home, "version").stdout.startswith("$CondorVersion: 24.0.24 ")
+        assert run_cli(home, "--version").stdout == run_cli(home, "version").stdout
+    finally:
+        assert run_cli(home, "down").returncode == 0
+    history = run_cli(home, "history").stdout.splitlines()  # no pool: the file is read
+    assert history[0].split() == ["ID", "OWNER", "SUBMITTED", "RUN_TIME", "ST", "COMPLETED", "CMD"]
+    assert history[1].startswith("1.0 ") and history[1].endswith(" /bin/echo hello")
+    # the daemons' logs, in HTCondor's text form beside the JSON records
+    negotiator_log = (home / "log" / "NegotiatorLog").read_text()
+    assert re.search(rf"^{DATE} \(pid:\d+\) ---------- Started Negotiation Cycle ----------$",
+                     negotiator_log, re.M)
+    assert re.search(rf"^{DATE} \(pid:\d+\)       Matched 1\.0 \S+ <[\d.:]+> preempting none "
+                     r"<[\d.:]+> slot1@\S+$", negotiator_log, re.M)
+    assert re.search(r"\(pid:\d+\) slot1@\S+: Changing state: Unclaimed -> Claimed$",
+                     (home / "log" / "StartLog").read_text(), re.M)
+    assert "Starting add_shadow_birthdate(1.0)" in (home / "log" / "SchedLog").read_text()
+    assert (home / "log" / "SchedLog.json").read_text().startswith("{")
+
+
+def test_help_describes_a_command_and_runs_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "none"
+    for command in ("demo", "up", "down", "q", "status", "history", "submit", "wait", "userprio",
+                    "reconfig", "off", "on", "restart", "version", "replay", "trace", "report",
+                    "hold", "router_q"):
+        done = run_cli(home, command, "-help")
+        assert done.returncode == 0, (command, done.stderr)
+        text = (done.stdout + done.stderr).lower()
+        assert "usage" in text or "use:" in text, command  # condor_wait says "Use:"
+        assert not home.exists(), command  # nothing started, nothing written
