@@ -1,13 +1,27 @@
-"""Test-wide settings: HTCondor's bindings without a pool, and a watchdog against hangs."""
+"""Test-wide settings: HTCondor's bindings without a pool, a watchdog against hangs, no
+hypothesis database, and a check that the tests leave no file behind in the checkout."""
 
 from __future__ import annotations
 
 import faulthandler
 import os
+import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+# hypothesis keeps caches (unicode tables) in a directory of its own: not in the checkout
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY",
+                      os.path.join(tempfile.gettempdir(), "condorsim-hypothesis"))
+from hypothesis import settings
+
+# examples are not kept between runs: a run writes nothing into the checkout
+settings.register_profile("condorsim", database=None)
+settings.load_profile("condorsim")
+CHECKOUT = Path(__file__).resolve().parents[1]
 
 # The reference bindings (htcondor, classad2) look for a condor_config at import; there is none.
 os.environ.setdefault("CONDOR_CONFIG", "/dev/null")
@@ -23,3 +37,35 @@ def _watchdog() -> Iterator[None]:
         yield
     finally:
         faulthandler.cancel_dump_traceback_later()
+
+
+def _left_in_checkout() -> set[str] | None:
+    """Untracked and ignored paths of the checkout (git's view), __pycache__ aside."""
+    try:
+        done = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=all", "--ignored=matching"],
+            cwd=CHECKOUT, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return {line[3:] for line in done.stdout.splitlines()
+            if line[:2] in ("??", "!!") and "__pycache__" not in line}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_BEFORE] = _left_in_checkout()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    before = session.config.stash.get(_BEFORE, None)
+    after = _left_in_checkout()
+    if before is None or after is None:
+        return
+    new = sorted(after - before)
+    if new:
+        sys.stderr.write("\nThe tests left files in the checkout: " + ", ".join(new) + "\n")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_BEFORE = pytest.StashKey[set[str] | None]()

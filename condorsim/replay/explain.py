@@ -34,7 +34,7 @@ STORY: dict[str, str] = {
                "request {request_count}, represented by {request}) to {slot}",
     # schedd
     "match_received": "schedd takes the match of {slot} for {job}",
-    "claimed": "schedd claimed a slot for {job}",
+    "claimed": "schedd claimed a slot for {job} (claim {claim})",
     "claim_refused": "schedd: the startd refused the claim for {job}: {reason}",
     "submitted": "schedd queued cluster {cluster} ({procs} jobs)",
     "shadow_started": "schedd started the shadow of {job}",

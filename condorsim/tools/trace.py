@@ -104,6 +104,9 @@ def trace_text(job: str, run_dir: Path, *, mermaid: bool) -> str:
         raise TraceError(f"{path} is not a trace: {e}") from None
     if not records:
         raise TraceError(f"no message of job {job} in {path}")
+    # in time order, by the second shown; within a second, the order they were sent in (the
+    # processes of a wall-clock pool append to the trace at slightly different times)
+    records = sorted(records, key=lambda r: int(float(r["t"])))
     tz = run_timezone(run_dir)
     if mermaid:
         return format_mermaid(records, tz, f"job {job}")

@@ -112,7 +112,7 @@ class ClaimKeeper:
         claim.next_alive = now + self._alive_period(q.jobs.get(job))
         self.claims[claim_id] = claim
         self._alive_wakeup.set()
-        self.ctx.log.info("claimed", job=job_str(job), claim=claim_id.split("#", 1)[0])
+        self.ctx.log.info("claimed", job=job_str(job), claim=claim_id)
         await self._start_job(claim, job)
 
     async def _start_job(self, claim: Claim, job: JobId) -> None:
@@ -224,7 +224,7 @@ class ClaimKeeper:
 
     async def _release(self, claim: Claim) -> None:
         await self._to_startd(claim, m.RELEASE_CLAIM(claim_id=claim.claim_id))
-        self.ctx.log.info("claim_released", claim=claim.claim_id.split("#", 1)[0])
+        self.ctx.log.info("claim_released", claim=claim.claim_id)
 
     async def _to_startd(self, claim: Claim, msg: Message) -> Message | None:
         try:
@@ -256,7 +256,7 @@ class ClaimKeeper:
     async def _alive(self, claim: Claim) -> None:
         reply = await self._to_startd(claim, m.ALIVE(claim_id=claim.claim_id))
         if isinstance(reply, m.FAILED) and self.claims.get(claim.claim_id) is claim:
-            self.ctx.log.info("claim_lost", claim=claim.claim_id.split("#", 1)[0])
+            self.ctx.log.info("claim_lost", claim=claim.claim_id)
             if claim.job is None:
                 del self.claims[claim.claim_id]
 

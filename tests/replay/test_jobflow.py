@@ -137,3 +137,26 @@ def test_condorsim_trace_prints_the_flow_from_submit_to_history(
     assert lines[1].split()[2:] == ["replay", "->", "schedd", "SUBMIT_JOBS"]
     assert lines[-1].split()[2:6] == ["schedd", "->", "history", "HISTORY"]
     assert len(lines) == 1 + 17 + 2
+
+
+def test_trace_rows_are_in_time_order_and_each_startd_instance_keeps_its_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two startd instances (startd@exec1, startd@exec2) stay apart in the table and the
+    diagram; rows a wall-clock pool appended out of order are shown in time order."""
+    run = tmp_path / "run"
+    (run / "log").mkdir(parents=True)
+    (run / "condor_config").write_text("SIM_TIMEZONE = UTC\n")
+    trace = [r(30, "shadow", "startd@exec2", "ACTIVATE_CLAIM", "2.0"),
+             r(10, "schedd", "startd@exec1", "REQUEST_CLAIM", "2.0"),
+             r(20, "schedd", "startd@exec2", "REQUEST_CLAIM", "2.0")]
+    (run / "trace.jsonl").write_text("".join(json.dumps(x) + "\n" for x in trace))
+    assert trace_main(["2.0", "--run", str(run)]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [(row[:19], row.split()[2:5]) for row in rows] == [
+        ("2026-01-01 00:00:10", ["schedd", "->", "startd@exec1"]),
+        ("2026-01-01 00:00:20", ["schedd", "->", "startd@exec2"]),
+        ("2026-01-01 00:00:30", ["shadow", "->", "startd@exec2"])]
+    assert trace_main(["2.0", "--run", str(run), "--mermaid"]) == 0
+    mermaid = capsys.readouterr().out
+    assert "participant startd_exec1 as startd@exec1" in mermaid
+    assert "participant startd_exec2 as startd@exec2" in mermaid

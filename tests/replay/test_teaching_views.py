@@ -112,7 +112,7 @@ def test_explain_narrates_in_simulated_then_real_time_order(tmp_path: Path) -> N
         "2026-01-01 00:00:20  negotiator matched a request of alice@x (autocluster 1, request "
         "2 of 2, represented by 1.0) to slot1@exec2",
         "2026-01-01 00:00:20  schedd takes the match of slot1@exec2 for 1.1",
-        "2026-01-01 00:00:20  schedd claimed a slot for 1.1",
+        "2026-01-01 00:00:20  schedd claimed a slot for 1.1 (claim c1)",
         "2026-01-01 00:00:25  starter: 1.0 waits 35s for its deferral time",
         "2026-01-01 00:01:00  starter@exec1: job_odd_thing 1.0 detail=x",
     ]
