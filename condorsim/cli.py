@@ -79,18 +79,20 @@ def _demo(argv: list[str]) -> int:
 
 def _submit(argv: list[str]) -> int:
     if "-dry-run" in argv:
-        # condor_submit -dry-run DEST [FILE]: print the job ads, submit nothing; "-" is stdout.
+        # condor_submit -dry-run DEST [FILE] [-unused]: print the job ads, submit nothing;
+        # DEST "-" is stdout.
         from condorsim.submit.tool import dry_run
 
-        rest = list(argv)
+        rest = [a for a in argv if a != "-unused"]
+        toggle_unused = len(rest) != len(argv)
         i = rest.index("-dry-run")
         dest = rest[i + 1] if i + 1 < len(rest) else "-"
         del rest[i : i + 2]
         source = rest[0] if rest else "-"
         if dest == "-":
-            return dry_run(source, sys.stdout)
+            return dry_run(source, sys.stdout, toggle_unused=toggle_unused)
         with open(dest, "w", encoding="utf-8") as out:
-            return dry_run(source, out)
+            return dry_run(source, out, toggle_unused=toggle_unused)
     from condorsim.tools import jobs
 
     return jobs.COMMANDS["submit"][0](argv)

@@ -53,7 +53,7 @@ def test_errors_name_the_file_and_line(tmp_path: Path) -> None:
 def test_a_file_without_queue_statement_is_refused() -> None:
     code, _, err = run("executable = /bin/sleep\n")
     assert code == 1
-    assert err.startswith("ERROR: no queue statement")
+    assert err.startswith('ERROR: "<submit>" doesn\'t contain any "queue" commands -- no jobs queued')
 
 
 def test_a_missing_file_is_refused(tmp_path: Path) -> None:
