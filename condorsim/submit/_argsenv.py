@@ -184,11 +184,10 @@ class Env:
         for entry in split_v2_raw(raw):
             self.set_entry(entry)
 
-    def merge_v1(self, text: str) -> None:
+    def merge_v1(self, text: str, delim: str = ";") -> None:
         """``MergeFromV1AutoDelim``: V1 text, its delimiter perhaps given by its first character."""
         if not text:
             return
-        delim = ";"
         if text[0] == delim or text[0] in _V1_DELIMS:
             delim, text = text[0], text[1:]
         i = 0
@@ -211,6 +210,17 @@ class Env:
             raise ArgsError("Expecting a double-quoted environment string (V2 format).")
         else:
             self.merge_v1(value)
+
+    def merge_attributes(self, environment: object, env: object, delim: object) -> None:
+        """``MergeFrom(ad)``: the variables of a job ad's ``Environment`` (or ``Env`` with
+        its ``EnvDelim``), as far as they can be read."""
+        try:
+            if isinstance(environment, str):
+                self.merge_v2_raw(environment)
+            elif isinstance(env, str):
+                self.merge_v1(env, delim[0] if isinstance(delim, str) and delim else ";")
+        except ArgsError:
+            pass
 
     def import_from(self, source: Mapping[str, str], patterns: str | None, v1: bool) -> None:
         """``Env::Import``: add the submitter's variables that the ``getenv`` list selects

@@ -19,6 +19,8 @@ sets); the other setters live in the modules named in ``build_job``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import (
     _checks,
     _commandline,
@@ -47,49 +49,18 @@ def build_job(job: JobInput) -> Attrs:
     if job.cluster_ad is None:
         ad = _base(job)
         _universe.set_universe(job, ad)
+        if job.pending is not None:
+            raise job.pending
     else:
         ad = job.cluster_ad.copy()
         job.universe, job.is_docker, job.is_container, job.grid_type, job.vm_type = (
             job.cluster_flags
         )
     job.table.defaults["node"] = {PARALLEL: "#pArAlLeLnOdE#", MPI: "#MpInOdE#"}.get(job.universe, "")
-    _skip_filechecks(job)
-    _files.set_iwd(job, ad)
-    _files.set_executable(job, ad)
-    if job.checks:
-        _checks.check_executable(job)
-    _commandline.set_arguments(job, ad)
-    _grid.set_grid(job, ad)
-    _universe.set_vm(job, ad)
-    _commandline.set_java_vm_args(job, ad)
-    _universe.set_parallel(job, ad)
-    _commandline.set_environment(job, ad)
-    _status(job, ad)
-    _commandline.set_tdp(job, ad)
-    _files.set_std_files(job, ad)
-    _credentials.set_gsi_credentials(job, ad)
-    _notification(job, ad)
-    _policy.set_rank(job, ad)
-    _policy.set_periodic(job, ad)
-    _policy.set_leave_in_queue(job, ad)
-    _policy.set_retries(job, ad)
-    _kill_signals(job, ad)
-    _universe.set_container_special(job, ad)
-    _resources.set_request_resources(job, ad)
-    _policy.set_concurrency_limits(job, ad)
-    _policy.set_accounting_group(job, ad)
-    _credentials.set_oauth(job, ad)
-    _simple.set_simple(job, ad)
-    _policy.set_deferral(job, ad)
-    _transfer.set_image_size(job, ad)
-    _transfer.set_transfer(job, ad)
-    _auto_attributes(job, ad)
-    _common_mistakes(job, ad)
-    _forced_submit_attrs(job, ad)
-    _forced(job, ad)
-    _job_set(job, ad)
-    _resources.set_resource_requirements(job, ad)
-    _requirements.set_requirements(job, ad)
+    for step in _STEPS:
+        step(job, ad)
+        if job.pending is not None:
+            raise job.pending
     return ad
 
 
@@ -138,7 +109,7 @@ def _submit_attrs(job: JobInput, forced: bool) -> list[str]:
     return out
 
 
-def _skip_filechecks(job: JobInput) -> None:
+def _skip_filechecks(job: JobInput, ad: Attrs) -> None:
     value = job.param("skip_filechecks")
     job.checks_warn = False
     if value is None:
@@ -308,3 +279,27 @@ def _job_set(job: JobInput, ad: Attrs) -> None:
     if isinstance(ad.get("JobSetName"), str) or not jobset:
         return
     ad["JobSetName"] = jobset.get("JobSetName", str(job.cluster))
+
+
+def _file_checks(job: JobInput, ad: Attrs) -> None:
+    """condor_submit's own checks of the executable (``Submit.jobs(checks=True)``)."""
+    if job.checks:
+        _checks.check_executable(job)
+
+
+Setter = Callable[[JobInput, Attrs], None]
+
+# make_job_ad's order.
+_STEPS: tuple[Setter, ...] = (
+    _skip_filechecks, _files.set_iwd, _files.set_executable, _file_checks,
+    _commandline.set_arguments, _grid.set_grid, _universe.set_vm,
+    _commandline.set_java_vm_args, _universe.set_parallel, _commandline.set_environment,
+    _status, _commandline.set_tdp, _files.set_std_files, _credentials.set_gsi_credentials,
+    _notification, _policy.set_rank, _policy.set_periodic, _policy.set_leave_in_queue,
+    _policy.set_retries, _kill_signals, _universe.set_container_special,
+    _resources.set_request_resources, _policy.set_concurrency_limits,
+    _policy.set_accounting_group, _credentials.set_oauth, _simple.set_simple,
+    _policy.set_deferral, _transfer.set_image_size, _transfer.set_transfer, _auto_attributes,
+    _common_mistakes, _forced_submit_attrs, _forced, _job_set,
+    _resources.set_resource_requirements, _requirements.set_requirements,
+)  # fmt: skip

@@ -30,12 +30,11 @@ def _both_error(one: str, two: str) -> str:
 
 
 def _words(
-    job: JobInput, value: str | None, value2: str | None, first: str, second: str
-) -> tuple[list[str], bool] | None:
+    job: JobInput, value: str | None, value2: str | None, first: str, second: str,
+    allow_v1: bool,
+) -> tuple[list[str], bool] | None:  # fmt: skip
     """The parsed words and whether they were V1 text; None when neither command is set."""
-    if value2 is not None and value is not None and not bool_command(
-        job, "allow_arguments_v1", None, False
-    ):
+    if value2 is not None and value is not None and not allow_v1:
         raise job.error(_both_error(first, second), second)
     if value2 is not None:
         return parse_arguments(value2, v2_only=True)
@@ -47,8 +46,9 @@ def _words(
 def set_arguments(job: JobInput, ad: Attrs) -> None:
     value = job.param("arguments", "Args")
     value2 = job.param("arguments2")
+    allow_v1 = bool_command(job, "allow_arguments_v1", None, False)
     try:
-        parsed = _words(job, value, value2, "arguments", "arguments2")
+        parsed = _words(job, value, value2, "arguments", "arguments2", allow_v1)
     except ArgsError as exc:
         message = str(exc) or "ERROR in arguments."
         key = "arguments2" if value2 is not None else "arguments"
@@ -81,11 +81,12 @@ def _extra_arguments(
     key, key2 = f"{prefix}_arguments", f"{prefix}_arguments2"
     value = job.param(key, attrs[0])
     value2 = job.param(key2)
+    allow_v1 = bool_command(job, "allow_arguments_v1", None, False)
     if value is not None and old is not None:
         raise job.error(both, key)
     value = value if value is not None else old
     try:
-        parsed = _words(job, value, value2, key, key2)
+        parsed = _words(job, value, value2, key, key2, allow_v1)
     except ArgsError as exc:
         raise job.error(failed.format(exc, value2 or value), key) from None
     if parsed is None:
@@ -143,6 +144,11 @@ def set_environment(job: JobInput, ad: Attrs) -> None:
             "environment2",
         )
     env = Env()
+    if job.cluster_ad is not None:
+        if value is None and value2 is None:
+            return
+        first = job.cluster_ad
+        env.merge_attributes(first.get("Environment"), first.get("Env"), first.get("EnvDelim"))
     try:
         if value2 is not None:
             env.merge(value2, v2_only=True)

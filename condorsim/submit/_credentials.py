@@ -26,6 +26,7 @@ import calendar
 import os
 import re
 
+from ._commands import bool_command
 from ._exprs import eval_bool
 from ._job import Attrs, JobInput
 from ._paths import join_path
@@ -120,8 +121,8 @@ def proxy_expiration(path: str) -> int:
 
 def set_gsi_credentials(job: JobInput, ad: Attrs) -> None:
     proxy = job.param("x509userproxy")
-    use = job.param("use_x509userproxy")
-    if proxy is None and use is not None and eval_bool(use):
+    use = bool_command(job, "use_x509userproxy", None, False)
+    if proxy is None and use:
         proxy = job.env.get("X509_USER_PROXY") or f"/tmp/x509up_u{os.getuid()}"
     if proxy is not None:
         full = join_path(job.iwd, proxy)

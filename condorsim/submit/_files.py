@@ -23,7 +23,7 @@ from ._commands import bool_command
 from ._exprs import eval_bool
 from ._job import GRID, VM, Attrs, JobInput
 from ._paths import join_path
-from ._simple import strip_quotes
+from ._simple import strip_quotes, stripped_in_place
 
 NULL_FILE = "/dev/null"
 
@@ -58,7 +58,8 @@ def _images(job: JobInput, ad: Attrs) -> None:
         if docker is not None:
             image = strip_quotes(docker)
             if not image:
-                raise job.error(f"'{docker}' is not a valid docker_image\n", "docker_image")
+                raise job.error(f"'{stripped_in_place(docker)}' is not a valid docker_image\n",
+                                "docker_image")  # fmt: skip
             ad["DockerImage"] = image
         elif job.lookup(ad, "DockerImage") is None:
             raise job.error("docker jobs require a docker_image\n", "universe")
@@ -67,15 +68,15 @@ def _images(job: JobInput, ad: Attrs) -> None:
         if docker is not None:
             image = strip_quotes(docker)
             if not image:
-                raise job.error(f"'{docker}' is not a valid docker_image for container universe\n",
-                                "docker_image")  # fmt: skip
+                raise job.error(f"'{stripped_in_place(docker)}' is not a valid docker_image for "
+                                "container universe\n", "docker_image")  # fmt: skip
             ad["DockerImage"] = image
         container = job.param("container_image", "ContainerImage")
         if container is not None:
             image = strip_quotes(container)
             if not image or image.startswith(_BAD_IMAGE_PREFIXES):
-                raise job.error(f"'{container}' is not a valid container image\n",
-                                "container_image")  # fmt: skip
+                raise job.error(f"'{stripped_in_place(container)}' is not a valid container "
+                                "image\n", "container_image")  # fmt: skip
             ad["ContainerImage"] = image
             kind = image.strip()
             if kind.startswith("docker:"):

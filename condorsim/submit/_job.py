@@ -101,11 +101,16 @@ class JobInput:
     """Run condor_submit's own file checks (an executable that does not exist...)."""
     checks_warn: bool = False
     """``skip_filechecks = warn``: the file checks warn instead of refusing."""
+    pending: SubmitError | None = None
+    """An error recorded by the current setter, raised when it ends (see ``_commands``)."""
     executable: tuple[str | None, bool] | None = None
     """The executable as written and whether it is transferred (for the file checks)."""
 
     def param(self, key: str, alt: str | None = None) -> str | None:
-        """Expanded value of a submit command (None when unset or empty)."""
+        """Expanded value of a submit command (None when unset or empty, and once an error
+        is pending: condor_submit's ``submit_param`` returns nothing after an error)."""
+        if self.pending is not None:
+            return None
         try:
             return self.table.param(key, alt)
         except MacroError as exc:

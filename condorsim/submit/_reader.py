@@ -95,6 +95,10 @@ class Reader:
         here: tuple[str, str, int] | None = None  # name, tag, line of an @= value
         here_lines: list[str] = []
         for number, line in lines:
+            if "\0" in line:
+                raise self.error("the line holds a NUL character, which a submit description "
+                                 "cannot (HTCondor's reader does not finish on it)", source,
+                                 number)  # fmt: skip
             if line.startswith("#") or not line.strip(_SPACE):
                 continue
             if here is not None:

@@ -346,7 +346,7 @@ def _plugin_methods(job: JobInput, ad: Attrs, plugins: str, checked: bool) -> st
                 messages.append("[s3|gs]:// URLS require [s3|aws|gs]_secret_access_key_file to "
                                 "be set.\n")  # fmt: skip
             if messages:
-                raise job.error("".join(messages), "transfer_input_files")
+                raise job.error(messages[-1], "transfer_input_files")
     if names:
         ad["WantTransferPluginMethods"] = ",".join(names)
     return text

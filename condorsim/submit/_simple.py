@@ -132,6 +132,17 @@ def strip_quotes(text: str) -> str:
     return text
 
 
+def stripped_in_place(text: str) -> str:
+    """What the original text reads after ``trim_and_strip_quotes_in_place`` cut it in
+    place (condor_submit quotes it so in messages): trailing white space and the closing
+    quote gone, the opening one kept."""
+    s = text.rstrip(" \t\n\r\v\f")
+    inner = s.lstrip(" \t\n\r\v\f")
+    if len(inner) >= 2 and inner[0] == '"' and inner[-1] == '"':
+        s = s[:-1]
+    return s
+
+
 def as_list(text: str) -> str:
     """HTCondor's ``split`` then ``join(",")``: items separated by commas and white space."""
     return ",".join(text.replace(",", " ").split())
@@ -156,9 +167,9 @@ def set_simple(job: JobInput, ad: Attrs) -> None:
                 text = join_path(job.iwd, text)
             ad[attr] = text
         elif kind == BOOL:
-            ad[attr] = bool_command(job, key, attr, False)
+            ad[attr] = bool_command(job, key, attr, False, strict=True)
         elif kind in (INT, UINT):
-            number = int_command(job, key, attr)
+            number = int_command(job, key, attr, strict=True)
             assert number is not None
             if kind == UINT and number < 0:
                 raise job.error(

@@ -28,16 +28,24 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from condorsim.classad import ClassAd
+from condorsim.classad import ClassAd, ClassAdValueError
 
 from ._build import build_job
 from ._checks import unused_warnings
 from ._errors import SubmitError
-from ._exprs import Expr, parse
+from ._exprs import Expr, eval_bool, parse
 from ._job import Attrs, JobInput
 from ._lines import Assign, Queue, Statement
 from ._macros import MacroError, MacroTable
-from ._queue import QueueSyntaxError, load_items, opens_block, parse_queue_args, split_item
+from ._queue import (
+    MatchOptions,
+    QueueSpec,
+    QueueSyntaxError,
+    load_items,
+    opens_block,
+    parse_queue_args,
+    split_item,
+)
 from ._reader import Reader
 
 _CONFIG_DEFAULTS = {
@@ -51,6 +59,10 @@ _CONFIG_DEFAULTS = {
         "ifthenelse(MemoryUsage =!= UNDEFINED,MemoryUsage,(ImageSize+1023)/1024)"
     ),
     "SPOOL": "",
+    "CONTAINER_SHARED_FS": "/cvmfs",
+    "NICE_USER_ACCOUNTING_GROUP_NAME": "nice-user",
+    "CRED_MIN_TIME_LEFT": "120",
+    "DEFAULT_JOB_MAX_RETRIES": "2",
 }
 
 
@@ -241,6 +253,14 @@ class Submit:
         return out
 
 
+_MATCH_FLAGS = (
+    ("SubmitWarnEmptyMatches", "submit_warn_empty_matches", True),
+    ("SubmitFailEmptyMatches", "submit_fail_empty_matches", False),
+    ("SubmitWarnDuplicateMatches", "submit_warn_duplicate_matches", True),
+    ("SubmitAllowDuplicateMatches", "submit_allow_duplicate_matches", False),
+)
+
+
 def _plus_to_my(key: str) -> str:
     return "MY." + key[1:] if key.startswith("+") else key
 
@@ -316,9 +336,9 @@ class _Run:
                 spec.count = self.count
             items: list[str | None] = [None]
             if spec.mode is not None:
-                items = list(
-                    load_items(spec, statement.block, self.base.cwd, self.submit.warnings.append)
-                )
+                options = self._match_options(spec, statement.line)
+                items = list(load_items(spec, statement.block, self.base.cwd,
+                                        self.submit.warnings.append, options))  # fmt: skip
         except (QueueSyntaxError, MacroError) as exc:
             raise SubmitError(str(exc), source=source, line=statement.line) from None
         # A queue statement without loop variables still sets $(Item) to "" (the binding does).
@@ -341,6 +361,33 @@ class _Run:
         finally:
             for name in variables:
                 self.table.live.pop(name.lower(), None)
+
+    def _match_options(self, spec: QueueSpec, line: int) -> MatchOptions | None:
+        """The ``SubmitWarnEmptyMatches`` family, read when the items come from a file or
+        from ``matching`` (``load_external_q_foreach_items``)."""
+        if spec.mode != "matching" and not (spec.mode == "from" and spec.filename):
+            return None
+        values = []
+        for key, alt, default in _MATCH_FLAGS:
+            text = self.table.param(key, alt)
+            value = default if text is None else eval_bool(text)
+            if value is None:
+                raise SubmitError(f"{key}={text} is invalid, must eval to a boolean.",
+                                  source=self.submit._source, line=line)  # fmt: skip
+            values.append(value)
+        files = dirs = True
+        match = self.table.param("SubmitMatchDirectories", "submit_match_directories")
+        if match is not None:
+            word = match.lower()
+            if word in ("never", "no", "false"):
+                dirs = False
+            elif word == "only":
+                files = False
+            elif word not in ("yes", "true"):
+                raise SubmitError(f"{match} is not a valid value for SubmitMatchDirectories",
+                                  source=self.submit._source, line=line)  # fmt: skip
+        warn_empty, fail_empty, warn_dups, allow_dups = values
+        return MatchOptions(warn_empty, fail_empty, warn_dups, allow_dups, files, dirs)
 
     def from_itemdata(self, itemdata: Iterable[Any]) -> Iterator[ClassAd]:
         for statement in self.submit._statements:
@@ -384,7 +431,11 @@ class _Run:
             self.cluster_ad, self.cluster_of_ad = attrs, self.cluster
             self.cluster_flags = (job.universe, job.is_docker, job.is_container, job.grid_type,
                                   job.vm_type)  # fmt: skip
-        ad = _to_classad(attrs)
+        try:
+            ad = _to_classad(attrs)
+        except ClassAdValueError as exc:  # a NUL from an item file, itemdata or vars
+            raise SubmitError(f"a job attribute cannot hold that value: {exc}",
+                              source=self.submit._source, line=line) from None
         self.proc += 1
         self.made += 1
         return ad

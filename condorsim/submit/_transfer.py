@@ -56,8 +56,7 @@ def set_image_size(job: JobInput, ad: Attrs) -> None:
     if image is not None:
         kb = parse_int64_bytes(image, 1024)
         if kb is None or kb < 1:
-            message = "" if kb is not None else f"'{image}' is not valid for Image Size\n"
-            raise job.error(message + "Image Size must be positive\n", "image_size", "ImageSize")
+            raise job.error("Image Size must be positive\n", "image_size", "ImageSize")
         ad["ImageSize"] = kb
     elif job.lookup(ad, "ImageSize") is None:
         exe = ad.get("ExecutableSize")
