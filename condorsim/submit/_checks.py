@@ -9,6 +9,12 @@ must not be empty, and must not be a ``#!`` script with DOS (CRLF) line endings.
 name is taken as written, relative to the directory condor_submit runs in.
 ``skip_filechecks = warn`` turns these refusals into warnings.
 
+At its first queue statement condor_submit decides whether to submit a job factory
+(late materialization): ``max_materialize`` (or else ``max_idle`` /
+``materialize_max_idle``) asks for one, and must be an integer. condorsim reads them
+as it does (a bad value is refused with its message) but submits the jobs at once:
+late materialization is not modelled.
+
 After a submission that queued jobs, condor_submit warns about every command that
 nothing looked at -- probably a typo -- unless ``WARN_ON_UNUSED_SUBMIT_FILE_MACROS`` is
 false or ``-unused`` is given: "the line 'request_memroy = 100' was unused by
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import os
 
+from ._commands import int_command
 from ._job import JobInput
 from ._macros import MacroTable
 
@@ -60,6 +67,18 @@ def check_executable(job: JobInput) -> None:
         job.warn(problem)
         return
     raise job.error(problem, "executable", "Cmd")
+
+
+def want_factory(job: JobInput) -> bool:
+    """``want_factory_submit``: whether the description asks for late materialization
+    (raises SubmitError for a value that is not an integer)."""
+    if int_command(job, "max_materialize", "JobMaterializeLimit", int_range=True, strict=True) \
+            is not None:  # fmt: skip
+        return True
+    return any(
+        int_command(job, key, "JobMaterializeMaxIdle", int_range=True, strict=True) is not None
+        for key in ("max_idle", "materialize_max_idle")
+    )
 
 
 def _crlf_script(path: str) -> bool:

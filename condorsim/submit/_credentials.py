@@ -15,7 +15,10 @@ gets ``x509userproxy`` (made absolute against Iwd). condorsim reads the certific
 ``use_scitokens`` (true, false or auto) with ``scitokens_file`` or the submitter's
 ``BEARER_TOKEN_FILE`` gives ``ScitokensFile``; ``use_oauth_services`` lists the OAuth
 services the job needs (``<service>_oauth_permissions_<handle>`` adds handles) in
-``OAuthServicesNeeded``.
+``OAuthServicesNeeded``. condor_submit (not the bindings) then reads each service's
+``_oauth_permissions``, ``_oauth_resource`` and ``_oauth_options`` to ask the credd for
+the tokens; condorsim has no credd, so with ``checks`` it only reads them (they are
+used, not typos).
 """
 
 from __future__ import annotations
@@ -195,3 +198,8 @@ def set_oauth(job: JobInput, ad: Attrs) -> None:
         if lower not in with_handles:
             names.setdefault(lower, name)
     ad["OAuthServicesNeeded"] = ",".join(names[k] for k in sorted(names))
+    if job.checks:
+        for name in names.values():
+            service, _, handle = name.partition("*")
+            for kind in ("PERMISSIONS", "RESOURCE", "OPTIONS"):
+                job.param(f"{service}_OAUTH_{kind}" + (f"_{handle}" if handle else ""))

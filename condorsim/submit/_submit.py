@@ -31,7 +31,7 @@ from typing import Any
 from condorsim.classad import ClassAd, ClassAdValueError
 
 from ._build import build_job
-from ._checks import unused_warnings
+from ._checks import unused_warnings, want_factory
 from ._errors import SubmitError
 from ._exprs import Expr, eval_bool, parse
 from ._job import Attrs, JobInput
@@ -323,6 +323,8 @@ class _Run:
             if last_exe is not None and exe != last_exe:
                 self.cluster, self.proc = self.cluster + 1, 0
             last_exe = exe
+            if self.base.checks and not saw_queue:
+                want_factory(dataclasses.replace(self.base, queue_line=statement.line))
             saw_queue = True
             yield from self._queue(statement)
         if not saw_queue:

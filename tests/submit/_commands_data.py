@@ -22,6 +22,7 @@ DATA = Path(__file__).parent / "data" / "submit_commands.txt"
 class Command:
     names: tuple[str, ...]
     forms: tuple[str, ...]
+    needs: tuple[str, ...] = ()  # lines condor_submit needs before it reads the command
 
 
 def read_commands(path: Path = DATA) -> dict[str, list[Command]]:
@@ -33,8 +34,15 @@ def read_commands(path: Path = DATA) -> dict[str, list[Command]]:
         if line.startswith("["):
             current = sections.setdefault(line.strip("[] "), [])
             continue
-        names, _, forms = line.partition(": ")
-        current.append(Command(tuple(names.split("/")), tuple(f.strip() for f in forms.split(" | "))))
+        names, _, rest = line.partition(": ")
+        forms, _, needs = rest.partition("  <- ")
+        current.append(
+            Command(
+                tuple(names.split("/")),
+                tuple(f.strip() for f in forms.split(" | ")),
+                tuple(n.strip() for n in needs.split(";") if n.strip()),
+            )
+        )
     return sections
 
 
@@ -96,7 +104,7 @@ def description(rng: random.Random, unsafe: frozenset[str] = frozenset()) -> str
         for _ in range(5):
             line = f"{_name(rng, command)} = {rng.choice(command.forms)}".rstrip()
             if not _unsafe(line, unsafe):
-                lines.append(line)
+                lines += [*command.needs, line]
                 break
     lines.append(rng.choice(QUEUES))
     return "\n".join(lines) + "\n"
