@@ -51,6 +51,7 @@ class _IfStack:
     """Open ``if`` blocks: (this branch is read, some branch was true, ``else`` seen)."""
 
     frames: list[list[bool]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # where each open block began
 
     def enabled(self) -> bool:
         return all(frame[0] for frame in self.frames)
@@ -124,7 +125,8 @@ class Reader:
             raise self.error(f"Found end-of-file while scanning for '@{here[1]}'", source,
                              here[2])  # fmt: skip
         if ifs.frames:
-            raise self.error("endif(s) not found before end-of-file", source, 0)
+            # (condor_submit names no line; the unclosed if's is more use)
+            raise self.error("endif(s) not found before end-of-file", source, ifs.lines[-1])
 
     def _if_line(self, line: str, ifs: _IfStack, source: str | None, number: int) -> bool:
         word = next((w for w in ("if", "elif", "else", "endif") if _keyword(line, w)), None)
@@ -145,11 +147,13 @@ class Reader:
                 raise self.error("if nesting too deep!", source, number)
             value = test("if") if ifs.enabled() else False
             ifs.frames.append([value, value, False])
+            ifs.lines.append(number)
             return True
         if word == "endif":
             if not ifs.frames:
                 raise self.error("endif without matching if", source, number)
             ifs.frames.pop()
+            ifs.lines.pop()
             return True
         if not ifs.frames:
             raise self.error(f"{word} without matching if", source, number)

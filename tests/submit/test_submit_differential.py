@@ -93,7 +93,7 @@ def test_corpus_gives_the_same_job_ads(path: Path) -> None:
         assert differences(a, b) == [], f"proc {index}"
 
 
-SINGLE_QUEUE = [p for p in GOOD if Submit(p.read_text()).queue_count() == 1]
+SINGLE_QUEUE = [p for p in GOOD if Submit(p.read_text(), iwd=str(CORPUS)).queue_count() == 1]
 
 
 @pytest.mark.parametrize("path", SINGLE_QUEUE, ids=[p.name for p in SINGLE_QUEUE])
