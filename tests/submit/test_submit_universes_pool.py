@@ -1,6 +1,7 @@
 """Docker, container, Java and VM jobs in a pool: each runs as any simulated job, on a
 slot that advertises what its Requirements ask for (HasDocker, HasContainer, HasJava...),
-and never on one that does not."""
+and never on one that does not. A parallel job has no dedicated scheduler: it runs once,
+on one slot, with its MinHosts/MaxHosts only recorded."""
 
 from __future__ import annotations
 
@@ -64,6 +65,11 @@ async def test_capability_jobs_run_only_on_slots_that_advertise_it(
                 'requirements = Machine == "plain"\nqueue 2\n',
                 iwd=str(tmp_path), source="plain.sub"))
             assert isinstance(plain, m.SUBMIT_RESULT)
+            parallel = await conn.request(m.SUBMIT_JOBS(
+                owner="alice", text="universe = parallel\nexecutable = /bin/sleep\n"
+                "arguments = 60\nmachine_count = 2\nqueue\n",
+                iwd=str(tmp_path), source="parallel.sub"))
+            assert isinstance(parallel, m.SUBMIT_RESULT)
         await trio.sleep(1800)
         async with await pool.connect("schedd") as conn:
             left = await conn.request(m.QUERY_JOB_ADS(constraint="", projection=[]))
@@ -71,10 +77,13 @@ async def test_capability_jobs_run_only_on_slots_that_advertise_it(
     assert isinstance(left, m.QUERY_RESULT) and isinstance(hist, m.QUERY_RESULT)
     assert left.ads == []
     ran = {(a.evaluate("ClusterId"), a.evaluate("ProcId")): a for a in hist.ads}
-    assert len(ran) == 10
+    assert len(ran) == 11
     for cluster in range(1, 5):
         for proc in range(2):
             ad = ran[(cluster, proc)]
             assert ad.evaluate("ExitCode") == 0
             assert str(ad.evaluate("LastRemoteHost")).endswith("@capable")
     assert all(str(ran[(5, p)].evaluate("LastRemoteHost")).endswith("@plain") for p in (0, 1))
+    node = ran[(6, 0)]
+    assert (node.evaluate("ExitCode"), node.evaluate("MinHosts"), node.evaluate("JobUniverse")) \
+        == (0, 2, 11)
