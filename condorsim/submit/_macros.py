@@ -16,16 +16,24 @@ HTCondor's ``expand_macro`` does, so a macro may build the name of another
 * ``$ENV(name)`` and ``$ENV(name:default)`` -- an unset variable gives ``UNDEFINED``;
 * ``$F<opts>(body)`` with opts among ``p n x d q a b f w u`` -- parts of a file name (of
   the body itself when it is not a macro; see ``_filemacro``);
-* ``$(DOLLAR)`` -- a literal ``$``, put in after every other macro is expanded.
+* ``$(DOLLAR)`` -- a literal ``$``, put in after every other macro is expanded;
+* the macro functions ``$INT()``, ``$REAL()``, ``$STRING()``, ``$EVAL()``, ``$SUBSTR()``,
+  ``$CHOICE()``, ``$RANDOM_CHOICE()``, ``$RANDOM_INTEGER()``, ``$BASENAME()`` and
+  ``$DIRNAME()``, computed by :mod:`condorsim.macro_functions` (random ones from the
+  table's seeded ``rng``).
 
 ``$$(...)`` is left untouched for the schedd; so is anything else that looks like a
-macro but is not one of these (``$(ENV(X))``, ``$(a b)``, ``$INT(x)``).
+macro but is not one of these (``$(ENV(X))``, ``$(a b)``, ``$UNKNOWN(x)``).
 """
 
 from __future__ import annotations
 
+import os
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from condorsim import macro_functions
 
 from ._filemacro import FILE_OPTIONS, file_part
 
@@ -53,6 +61,16 @@ class MacroTable:
     used: set[str] = field(default_factory=set)
     """Lower-cased names looked up as commands or referred to by a macro (for the
     unused-line warnings of condor_submit)."""
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    """The source of ``$RANDOM_CHOICE()`` / ``$RANDOM_INTEGER()`` (seeded: same text, same jobs)."""
+
+    def call_function(self, word: str, body: str) -> str:
+        """The value of the macro function ``$word(body)``; MacroError when it fails."""
+        try:
+            return macro_functions.evaluate(word, body, self, rng=self.rng,
+                                            cwd=self.cwd or os.getcwd())
+        except macro_functions.MacroFunctionError as exc:
+            raise MacroError(str(exc)) from None
 
     def set(self, key: str, value: str, expand_self: bool = True) -> None:
         """Assign a submit command. A reference to itself takes the previous value: as
@@ -126,6 +144,8 @@ class _Found:
             if value is None:
                 value = self.default if self.default is not None else "UNDEFINED"
             return self.start, self.end, value
+        if self.kind == "function":
+            return self.start, self.end, table.call_function(self.opts, self.name)
         raw = table.raw(self.name)
         if self.kind == "file":
             # $F of a name that is not a macro works on the name itself.
@@ -184,6 +204,9 @@ def _macro_at(text: str, i: int) -> _Found | None:
         close = text.find(")", j) if text[j : j + 1] == "(" else -1
         if close > 0 and all(ch in FILE_OPTIONS for ch in text[i + 2 : j]):
             return _Found("file", i, close + 1, text[j + 1 : close], None, text[i + 2 : j])
+    call = macro_functions.function_at(text, i)
+    if call is not None:
+        return _Found("function", i, call[2], call[1], None, call[0])
     return None
 
 
@@ -239,7 +262,7 @@ def _substitute_self(value: str, lower_key: str, old: str | None, table: MacroTa
             start = i + 2
             continue
         found = _macro_at(out, i)
-        if found is None or found.kind == "env" or found.name.lower() != lower_key:
+        if found is None or found.kind in ("env", "function") or found.name.lower() != lower_key:
             start = i + 1
             continue
         if found.kind == "file":
