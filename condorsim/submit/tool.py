@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import re
 import sys
 import time
 from collections.abc import Mapping
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from condorsim.classad import ClassAd
+from condorsim.config import KNOBS, Config, ConfigError, find_config_file
 
 from ._errors import SubmitError
 from ._submit import Submit, effective_config
@@ -45,6 +47,54 @@ class Prepared:
     source: str
     submit_file: str | None
     ads: list[ClassAd]
+
+
+def submit_config(cfg: Config) -> dict[str, str]:
+    """The configuration condor_submit would read on this host: every knob set or defaulted.
+
+    condor_submit writes ScheddInterval, User (UID_DOMAIN), FileSystemDomain and its
+    defaults from the submit host's configuration; in a pool the schedd translates the
+    description again, with the pool's values (one UID_DOMAIN for the whole pool), and
+    ``condorsim submit`` checks it with the same.
+    """
+    out: dict[str, str] = {}
+    for name in {k for k in KNOBS if "<" not in k} | set(cfg.names()):
+        if name.upper().startswith("SUBMIT_TEMPLATE_") and name.upper() != "SUBMIT_TEMPLATE_NAMES":
+            raw = cfg.get_raw(name)
+            if raw is not None:
+                out[name] = _expand_defined(cfg, raw)
+            continue
+        try:
+            value = cfg.get(name)
+        except ConfigError:
+            continue  # a value that does not expand (a transform's own $INT(...)): not submit's
+        if value is not None:
+            out[name] = value
+    return out
+
+
+_MACRO = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.]*)\)")
+
+
+def _expand_defined(cfg: Config, text: str) -> str:
+    """A template's text with the config macros it uses expanded, the others (its
+    ``$(1)``, ``$(Cluster)``...) kept for submit (``expand_defined_config_macros``)."""
+
+    def one(match: re.Match[str]) -> str:
+        try:
+            value = cfg.get(match.group(1))
+        except ConfigError:
+            value = None
+        return value or match.group(0)
+
+    return _MACRO.sub(one, text)
+
+
+def pool_config() -> dict[str, str]:
+    """``submit_config`` of the pool's configuration file (``CONDORSIM_CONFIG``, else the
+    pool directory's ``condor_config``; HTCondor's defaults when there is none). Raises
+    ConfigError for a file that does not read."""
+    return submit_config(Config.load(find_config_file(), subsystem="SUBMIT"))
 
 
 def _read(path_or_text: str | os.PathLike[str]) -> tuple[str, str, str | None]:

@@ -277,19 +277,24 @@ def submit_main(argv: list[str]) -> int:
     printed), then sent to the schedd, which queues it.
     """
     def body() -> int:
-        from condorsim.submit.tool import dry_run, prepare
+        from condorsim.config import ConfigError
+        from condorsim.submit.tool import dry_run, pool_config, prepare
         toggle_unused = "-unused" in argv
         args = [a for a in argv if a != "-unused"]
+        try:
+            config = pool_config()  # what the schedd builds the jobs with, too
+        except ConfigError as e:
+            raise ToolError(str(e)) from None
         if "-dry-run" in args or "-dry" in args:
             files = [a for a in args if not a.startswith("-") or a == "-"]
             path = next((a for a in files if a != "-"), None) if len(files) > 1 else None
             if path is None:
                 raise UsageError("usage: submit FILE -dry-run -")
-            return dry_run(path, sys.stdout, toggle_unused=toggle_unused)
+            return dry_run(path, sys.stdout, config=config, toggle_unused=toggle_unused)
         files = [a for a in args if not a.startswith("-")]
         if len(files) != 1:
             raise UsageError("usage: submit FILE")
-        prepared = prepare(files[0], err=sys.stderr, toggle_unused=toggle_unused)
+        prepared = prepare(files[0], err=sys.stderr, config=config, toggle_unused=toggle_unused)
         if prepared is None:
             return 1
         print("Submitting job(s)", end="")
