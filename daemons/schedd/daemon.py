@@ -20,11 +20,11 @@ from typing import Any
 import trio
 
 from condorsim.classad import ClassAd, ClassAdError
-from condorsim.config import KNOBS, Config, ConfigError
 from condorsim.jobs.codes import JobStatus, Universe
 from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid, managed_externally
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.submit.tool import submit_config
 from condorsim.transform import JobTransforms
 from condorsim.wire import Message
 from condorsim.wire import messages as m
@@ -45,24 +45,6 @@ _ZERO_COUNTS = {"IdleJobs": 0, "RunningJobs": 0, "HeldJobs": 0, "LocalJobsIdle":
                 "LocalJobsRunning": 0, "SchedulerJobsIdle": 0, "SchedulerJobsRunning": 0}
 
 QUEUE_COMMANDS = ("SUBMIT_JOBS", "ACT_ON_JOBS", "QEDIT", "QUERY_JOB_ADS", "QUERY_HISTORY")
-
-
-def submit_config(cfg: Config) -> dict[str, str]:
-    """The configuration condor_submit would read on this host: every knob set or defaulted.
-
-    condor_submit writes ScheddInterval, User (UID_DOMAIN), FileSystemDomain and its
-    defaults from the submit host's configuration; here the schedd translates the
-    description, so it hands over the pool's values (one UID_DOMAIN for the whole pool).
-    """
-    out: dict[str, str] = {}
-    for name in {k for k in KNOBS if "<" not in k} | set(cfg.names()):
-        try:
-            value = cfg.get(name)
-        except ConfigError:
-            continue  # a value that does not expand (a transform's own $INT(...)): not submit's
-        if value is not None:
-            out[name] = value
-    return out
 
 
 def _parse_job(text: str) -> JobId | None:
