@@ -191,6 +191,8 @@ def parse_submit(entry: Entry, start: int, base_dir: Path) -> SubmitSpec:
     if has_file:
         name = entry.string("file")
         assert name is not None
+        if "\0" in name:
+            entry.fail("file", "a file name cannot contain a NUL character")
         path = (base_dir / name).resolve()
         try:
             text = path.read_text(encoding="utf-8")

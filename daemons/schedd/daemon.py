@@ -7,7 +7,8 @@ negotiator (NEGOTIATE / SEND_RESOURCE_REQUEST_LIST / PERMISSION_AND_AD /
 REJECTED_WITH_REASON / END_NEGOTIATE on one connection, kept per connection in
 ``_sessions``) and the shadow (SHADOW_UPDATE, SHADOW_EXIT, SHADOW_STARTED). Timers: the collector update
 (every SCHEDD_INTERVAL, and SCHEDD_MIN_INTERVAL after a queue change), the periodic policy
-(PERIODIC_EXPR_INTERVAL) and the claims' keep-alives. Claims live in :mod:`.claims`.
+(PERIODIC_EXPR_INTERVAL) and the claims' keep-alives. The schedd's cron jobs (cron.py) add
+their output to the schedd ad. Claims live in :mod:`.claims`.
 After a restart, the jobs the log shows running are reconnected (:mod:`.reconnect`).
 A bad request is answered with FAILED and logged; the schedd carries on.
 """
@@ -26,6 +27,7 @@ from condorsim.wire import Message
 from condorsim.wire import messages as m
 
 from .claims import ClaimKeeper
+from .cron import ScheddCron
 from .history import read_history
 from .negotiation import Negotiations
 from .policy import evaluate_periodic
@@ -88,6 +90,8 @@ class Schedd:
                 self.negotiations = Negotiations(
                     self.queue, matched=self.claims.matched, is_pending=self.claims.is_pending,
                     before=self._cron_all, log=ctx.log)
+                self.cron = ScheddCron(ctx)
+                nursery.start_soon(self.cron.runner.run)
                 nursery.start_soon(self._update_loop)
                 nursery.start_soon(self._policy_loop)
                 nursery.start_soon(self.claims.alive_loop)
@@ -202,6 +206,7 @@ class Schedd:
             "TotalHeldJobs": total["HeldJobs"], "TotalJobAds": len(q.jobs),
             "NumUsers": len(counts), "UpdateSequenceNumber": int(now),
         })
+        self.cron.merge_into(ad)
         # An owner whose last job left gets one more ad with zero counts (then none).
         for owner in self._last_owners - counts.keys():
             counts[owner] = {"IdleJobs": 0, "RunningJobs": 0, "HeldJobs": 0}
