@@ -7,8 +7,8 @@ timer (or a wake-up: an exit, an on-demand request, a reconfig), then carries ou
 steps. A job runs through :func:`condorsim.hooks.run_hook` (so it takes no simulated
 time) as HTCondor starts it: ``<executable> <JobName> <ARGS...>``, stdin ``/dev/null``, the
 daemon's environment plus ``<MGR>_INTERFACE_VERSION=1``, ``<SUBSYS>_CRON_NAME=<MGR>``, the
-daemon's extra variables and the job's ENV, in CWD (relative paths are taken in the run
-directory). When it is gone its output is read (:mod:`.output`) and every block is handed
+daemon's extra variables and the job's ENV, in CWD (by default, and for relative paths, the
+run directory; HTCondor's daemons run it where they run). When it is gone its output is read (:mod:`.output`) and every block is handed
 to ``publish`` -- whatever the exit status (HTCondor publishes the output of a job that
 failed too). A job that exits non-zero, or dies of a signal, is logged with its stdout and
 stderr when ``<MGR>_CRON_LOG_NON_ZERO_EXIT`` is true (``cron_job_failed``); a signal or a
@@ -132,8 +132,8 @@ class CronRunner:
         path = job.executable
         if not os.path.isabs(path):
             path = str(self.run_dir / path)
-        cwd = job.cwd or None
-        if cwd is not None and not os.path.isabs(cwd):
+        cwd = job.cwd or "."
+        if not os.path.isabs(cwd):
             cwd = str(self.run_dir / cwd)
         return HookCall(name=f"{kind.base}_{job.name}", path=path,
                         args=(job.name, *job.args), env=env, cwd=cwd, timeout=self.timeout)
