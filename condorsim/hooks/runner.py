@@ -197,7 +197,7 @@ def _communicate(proc: subprocess.Popen[bytes], data: bytes,
                 continue
             if left <= 0:
                 break  # something outside the group holds a pipe open: give up on it
-            if not exited and proc.poll() is not None:
+            if not exited and _exited_by(proc, 0.0):
                 exited = True
                 _kill_group(proc)  # what the hook left behind (HTCondor's Kill_Family)
             for key, _mask in sel.select(min(left, _POLL)):
@@ -231,6 +231,21 @@ def _communicate(proc: subprocess.Popen[bytes], data: bytes,
         if stream is not None:
             with contextlib.suppress(OSError):
                 stream.close()
-    if timed_out and proc.poll() is None:
-        _kill_group(proc)
+    if not _exited_by(proc, deadline):
+        timed_out = True  # its pipes closed, but it went on running past its timeout
+    _kill_group(proc)  # the leader is a zombie (not reaped) or dead: its pid is still its own
     return bytes(out), bytes(err), truncated, timed_out
+
+
+def _exited_by(proc: subprocess.Popen[bytes], deadline: float) -> bool:
+    """Wait (without reaping it) until the hook has exited, at most until ``deadline``."""
+    while True:
+        try:
+            info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return True  # already reaped
+        if info is not None:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(_POLL / 5)

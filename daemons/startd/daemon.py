@@ -286,6 +286,10 @@ class Startd:
         except OSError as e:
             self._ctx.log.warning("startd_history_failed", path=str(path), error=str(e))
 
+    async def starter_address(self) -> str | None:
+        """This startd's starter's address (looked up in the collector), or None."""
+        return await self._find_starter()
+
     async def _find_starter(self) -> str | None:
         async with self._starter_lookup:
             return await self._lookup_starter()

@@ -70,6 +70,7 @@ class FetchState:
     fetching: bool = False
     next_delay: int = -1
     timer: float | None = None  # HTCondor's per-slot fetch timer
+    target: float | None = None  # when next_try last said the hook runs
 
     def publish(self) -> dict[str, int]:
         """What the slot ad carries about fetching."""
@@ -94,7 +95,13 @@ class FetchState:
         by_timer = max(self.timer, ready) if self.timer is not None else math.inf
         by_poll = self._tick_at_or_after(ready) if may_fetch(slot) else math.inf
         when = min(by_timer, by_poll)
-        return when if when < math.inf else None
+        self.target = when if when < math.inf else None
+        return self.target
+
+    def due(self, now: float) -> bool:
+        """The time :meth:`next_try` gave has come (on a wall clock, ``now`` is a little
+        past it when the runner wakes)."""
+        return not self.fetching and self.target is not None and self.target <= now
 
     def trigger(self, delay: int, now: float) -> bool:
         """The starter left a fetched claim idle: fetch now (True), or when the delay is
@@ -107,12 +114,19 @@ class FetchState:
         self.timer = float(self.last_completed + delay)
         return False
 
+    def retry(self, when: float) -> None:
+        """Try again at ``when`` (the runner could not fetch now)."""
+        self.timer = when
+        self.target = None
+
     def not_willing(self, delay: int, now: float) -> None:
         """START is locally false: no hook this time, the timer waits a whole delay."""
         self.timer = now + (delay if delay > 0 else 1)
+        self.target = None
 
     def spawned(self, now: float) -> None:
         self.fetching = True
+        self.target = None
         self.last_spawned = int(now)
 
     def completed(self, delay: int, now: float) -> None:

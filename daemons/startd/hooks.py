@@ -132,6 +132,15 @@ class StartdHooks:
     def wake(self) -> None:
         self._wakeup.set()
 
+    def _slot_ad(self, slot: Slot, now: float) -> ClassAd:
+        """The slot ad a hook reads: without ``ClaimId``, private in HTCondor (condorsim
+        publishes it; REPLY_FETCH and EVICT_CLAIM get the claim's id as their last line)."""
+        assert self.startd.state is not None
+        ad = self.startd.state.slot_ad(slot, now)
+        if "ClaimId" in ad:
+            del ad["ClaimId"]
+        return ad
+
     def _delay(self, slot: Slot, now: float) -> int:
         job = slot.claim.request_ad if slot.claim is not None else None
         return fetch_delay(slot.machine.fetch_delay, slot.ad(now), job, now)
@@ -158,8 +167,10 @@ class StartdHooks:
                 state = self.fetch.get(slot.name)
                 if state is None:
                     continue
-                when = now if slot.name in self._now and not state.fetching else \
-                    state.next_try(slot, self._delay(slot, now), now)
+                if (slot.name in self._now and not state.fetching) or state.due(now):
+                    when: float | None = now
+                else:
+                    when = state.next_try(slot, self._delay(slot, now), now)
                 self.refresh(slot)
                 if when is None:
                     continue
@@ -186,11 +197,17 @@ class StartdHooks:
         if start is False:  # willingToRun(NULL): no hook while START is locally false
             state.not_willing(delay, now)
             return
+        if await self.startd.starter_address() is None:
+            # condorsim's starter is a process of its own, found through the collector; a
+            # job fetched before it is up would be lost (HTCondor's is always at hand)
+            self.ctx.log.info("fetch_postponed", slot=slot.name, why="no starter yet")
+            state.retry(now + max(self._poll, 1))
+            return
         state.spawned(now)
         self.refresh(slot)
         log = self.ctx.log
         call = HookCall(name=hook_knob(state.keyword, "FETCH_WORK"), path=state.hook,
-                        stdin=print_ad(self.startd.state.slot_ad(slot, now)),
+                        stdin=print_ad(self._slot_ad(slot, now)),
                         cwd=str(self.ctx.run_dir), timeout=self._timeout(slot, "FETCH_WORK"))
         result = await self.lane.run(call, slot=slot.name)
         now = trio.current_time()
@@ -199,7 +216,7 @@ class StartdHooks:
             state.completed(self._delay(slot, now), now)
             self.refresh(slot)
             return
-        slot_ad = self.startd.state.slot_ad(slot, now)  # as it was when the answer came
+        slot_ad = self._slot_ad(slot, now)  # as it was when the answer came
         decision = slot.fetched_work(job, now)
         if decision.job_ad is not None:
             log.info("fetched_work", slot=slot.name, accepted=decision.accepted,
@@ -251,7 +268,7 @@ class StartdHooks:
                           job=_job_name(action.job_ad), hook=path)
         if path is None:
             return
-        slot_ad = self.startd.state.slot_ad(slot, trio.current_time())
+        slot_ad = self._slot_ad(slot, trio.current_time())
         stdin = (print_ad(action.job_ad) + SEPARATOR + print_ad(slot_ad)
                  + f'ClaimId = "{action.claim_id}"\n')
         self.lane.submit(HookCall(

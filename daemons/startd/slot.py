@@ -328,6 +328,7 @@ class Slot:
                 worklife = self.worklife(self.claim.claimed_at)
                 if worklife >= 0:
                     times.append(self.claim.claimed_at + worklife + 1)
+        times = [t for t in times if math.isfinite(t)]  # a fetched claim has no lease
         return min(times) if times else None
 
     # -- fetched work ----------------------------------------------------------------------

@@ -8,7 +8,7 @@ dir=$(dirname "$0")
 name=$1
 mkdir -p "$dir/calls"
 n=$(ls "$dir/calls" | grep -c "^$name\..*\.args\$")
-echo "$#" "$@" > "$dir/calls/$name.$n.args"
+printf '%s\n' "$#" "$@" > "$dir/calls/$name.$n.args"
 env | grep -E '^(CONDORSIM_MACHINE|STARTD_[A-Z_]*|SCHEDD_[A-Z_]*|BENCHMARKS_[A-Z_]*|CRON_[A-Z_]*)=' | sort > "$dir/calls/$name.$n.env"
 pwd > "$dir/calls/$name.$n.cwd"
 run=$((n + 1))

@@ -8,7 +8,7 @@ dir=$(dirname "$0")
 name=$(basename "$0" .sh)
 mkdir -p "$dir/calls"
 n=$(ls "$dir/calls" | grep -c "^$name\..*\.stdin\$")
-echo "$#" "$@" > "$dir/calls/$name.$n.args"
+printf '%s\n' "$#" "$@" > "$dir/calls/$name.$n.args"
 env | grep -E '^(BATCH_SYSTEM|_CONDOR_[A-Z_]*)=' | sort > "$dir/calls/$name.$n.env"
 cat > "$dir/calls/$name.$n.stdin"
 [ -f "$dir/$name.out" ] && cat "$dir/$name.out"
