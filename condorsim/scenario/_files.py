@@ -62,19 +62,7 @@ def parse_file(entry: Entry, base_dir: Path) -> FileSpec:
                    field="" if not has_text else "text")
     source: Path | None = None
     if has_file:
-        name = entry.string("file")
-        assert name is not None
-        if "\0" in name:
-            entry.fail("file", "a file name cannot contain a NUL character")
-        source = (base_dir / name).resolve()
-        try:
-            content = source.read_bytes()
-        except FileNotFoundError:
-            entry.fail("file", f"no such file: {source}")
-        except IsADirectoryError:
-            entry.fail("file", f"{source} is a directory, not a file")
-        except OSError as err:
-            entry.fail("file", f"cannot read {source}: {err.strerror}")
+        source, content = entry.read_file("file", base_dir)
     else:
         text = entry.string("text", empty=True)
         assert text is not None
