@@ -37,6 +37,7 @@ from condorsim.daemoncron import CronJobParams, OutputBlock
 
 DONT_MERGE = frozenset(a.lower() for a in (
     "Name", "SlotID", "SlotMergeConstraint", "SlotName", "SlotTypeId"))
+_TARGETING = DONT_MERGE
 AUTOPUBLISH = ("never", "always", "if_changed")
 
 
@@ -53,9 +54,20 @@ class NamedAds:
 
     autopublish: str = "never"
     _ads: dict[str, _Named] = field(default_factory=dict)
+    # what merge() gives each slot id while no ad targets by the slot ad's attributes
+    # (slot ads are built often: policy evaluation)
+    _cache: dict[int, ClassAd] = field(default_factory=dict)
+    _targeted: bool = False
+
+    def _changed(self) -> None:
+        self._cache.clear()
+        self._targeted = any(
+            named.ad is not None and any(a.lower() in _TARGETING for a in named.ad.keys())
+            for named in self._ads.values())
 
     def register(self, job: CronJobParams) -> None:
         """A job exists: its own name takes its place in the order (with no ad yet)."""
+        self._cache.clear()
         named = self._ads.get(job.name.lower())
         if named is None:
             self._ads[job.name.lower()] = _Named(job.name, job)
@@ -70,6 +82,7 @@ class NamedAds:
         low = name.lower()
         for key in [k for k in self._ads if k == low or k.startswith(low + ".")]:
             del self._ads[key]
+        self._changed()
 
     def publish(self, job: CronJobParams, block: OutputBlock, *, tagged: bool = True) -> bool:
         """Replace the ad the block names; True when the slots' ads should go to the
@@ -78,6 +91,7 @@ class NamedAds:
         named = self._ads.setdefault(name.lower(), _Named(name, job))
         before = named.ad
         named.ad = block.ad
+        self._changed()
         if block.update is not None:
             return block.update
         if self.autopublish == "always":
@@ -89,6 +103,14 @@ class NamedAds:
 
     def merge(self, slot_ad: ClassAd, slot_id: int) -> ClassAd:
         """What the named ads add to this slot's ad."""
+        if not self._targeted:
+            cached = self._cache.get(slot_id)
+            if cached is None:
+                cached = self._cache[slot_id] = self._merge(slot_ad, slot_id)
+            return cached
+        return self._merge(slot_ad, slot_id)
+
+    def _merge(self, slot_ad: ClassAd, slot_id: int) -> ClassAd:
         out = ClassAd()
         for named in self._ads.values():
             if named.ad is None or not named.job.in_slot_list(slot_id):

@@ -48,7 +48,7 @@ executable = true
     assert stat.S_IMODE((run / "hooks" / "fetch.sh").stat().st_mode) == 0o755
     assert stat.S_IMODE((run / "data" / "queue").stat().st_mode) == 0o644
     assert (run / "bin" / "hook").read_bytes().endswith(b"\xff")
-    assert f"X_HOOK_FETCH_WORK = $(LOCAL_DIR)/hooks/fetch.sh" in config_text(scenario, run)
+    assert "X_HOOK_FETCH_WORK = $(LOCAL_DIR)/hooks/fetch.sh" in config_text(scenario, run)
     assert f"LOCAL_DIR = {run}" in config_text(scenario, run)
 
 
