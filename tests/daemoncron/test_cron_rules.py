@@ -83,10 +83,10 @@ def test_periods_are_htcondors() -> None:
 
 
 def test_benchmarks_default_to_mips_and_kflops_on_demand() -> None:
-    p = _params("", BENCHMARKS)
+    p = _params("", BENCHMARKS)  # BENCHMARKS_JOBLIST's default (param_info.in): mips kflops
     assert [(j.name, j.mode, j.job_load, j.executable) for j in p.jobs] == [
-        ("MIPS", CronMode.ON_DEMAND, 1.0, "$(LIBEXEC)/condor_mips"),
-        ("KFLOPS", CronMode.ON_DEMAND, 1.0, "$(LIBEXEC)/condor_kflops")]
+        ("mips", CronMode.ON_DEMAND, 1.0, "$(LIBEXEC)/condor_mips"),
+        ("kflops", CronMode.ON_DEMAND, 1.0, "$(LIBEXEC)/condor_kflops")]
     assert p.max_job_load == 1.0
     other = _params("BENCHMARKS_JOBLIST = X\nBENCHMARKS_X_EXECUTABLE = /x\n"
                     "BENCHMARKS_X_MODE = Periodic\nBENCHMARKS_X_PERIOD = 1", BENCHMARKS)
