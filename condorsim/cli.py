@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
 def _classad_eval(argv: list[str]) -> int:
     from condorsim.classad.tool import main as tool
 
-    return tool(argv)
+    return tool(argv, now=poolmod.pool_time())
 
 
 def _config_val(argv: list[str]) -> int:
@@ -67,6 +67,18 @@ def _config_val(argv: list[str]) -> int:
 
 def _status(argv: list[str]) -> int:
     from condorsim.tools.status import main as tool
+
+    return tool(argv)
+
+
+def _transform_ads(argv: list[str]) -> int:
+    from condorsim.tools.transform_ads import main as tool
+
+    return tool(argv)
+
+
+def _job_router_info(argv: list[str]) -> int:
+    from condorsim.tools.job_router_info import main as tool
 
     return tool(argv)
 
@@ -109,6 +121,18 @@ def _jobs_command(name: str) -> Callable[[list[str]], int]:
     return run
 
 
+def _router_q(argv: list[str]) -> int:
+    from condorsim.tools.router import router_q_main
+
+    return router_q_main(argv)
+
+
+def _router_history(argv: list[str]) -> int:
+    from condorsim.tools.router import router_history_main
+
+    return router_history_main(argv)
+
+
 def _replay(argv: list[str]) -> int:
     from condorsim.tools.replay import main as tool
 
@@ -147,10 +171,13 @@ def _up(argv: list[str]) -> int:
     log_dir = home / "log"
     for stale in log_dir.glob(".*_address"):
         stale.unlink()
+    start = time.time()
+    poolmod.write_clock(home, start, speed)
     with open(log_dir / "master.stderr", "ab") as err:
         proc = subprocess.Popen(
             [
-                sys.executable, "-m", "daemons.master", "--name", "master",
+                sys.executable, "-m", "daemons.master", "--name", "master", "--start", repr(start),
+                "--wall-origin", repr(start),
                 "--run-dir", str(home), "--config", str(config_path), "--clock", "wall",
                 "--speed", repr(speed), "--trace", str(home / "trace.jsonl"),
                 "--address-file", str(poolmod.address_file(home, "master")),
@@ -232,6 +259,8 @@ COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "status": (_status, "list collector ads, like condor_status"),
     "config_val": (_config_val, "show configuration values, like condor_config_val"),
     "classad_eval": (_classad_eval, "evaluate ClassAd expressions, like classad_eval"),
+    "transform_ads": (_transform_ads, "transform ClassAds with rules, like condor_transform_ads"),
+    "job_router_info": (_job_router_info, "show routes and route jobs offline, like condor_job_router_info"),
     "demo": (_demo, "the tour (make demo)"),
     "submit": (_submit, "submit jobs, like condor_submit (-dry-run - prints the job ads)"),
     "q": (_jobs_command("q"), "list the job queue, like condor_q"),
@@ -243,6 +272,8 @@ COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "suspend": (_jobs_command("suspend"), "suspend running jobs, like condor_suspend"),
     "continue": (_jobs_command("continue"), "continue suspended jobs, like condor_continue"),
     "vacate": (_jobs_command("vacate"), "vacate running jobs, like condor_vacate_job"),
+    "router_q": (_router_q, "routed jobs, like condor_router_q (-S summarizes per route)"),
+    "router_history": (_router_history, "routed jobs' history, like condor_router_history"),
     "replay": (_replay, "replay a scenario file and check its expectations"),
     "trace": (_trace, "one job's ClassAd flow from a run's message trace"),
 }

@@ -11,7 +11,9 @@ file first, then the collector's ads for everything else.
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from pathlib import Path
 
 DEFAULT_CONFIG = """\
@@ -28,6 +30,34 @@ NUM_CPUS = 4
 # Simulated time runs this many times faster than real time.
 SIM_SPEED = 1
 """
+
+
+def clock_file(home: Path) -> Path:
+    """Where ``condorsim up`` writes the pool's clock: simulated start, wall start, speed."""
+    return home / "log" / ".clock"
+
+
+def write_clock(home: Path, start: float, speed: float) -> None:
+    """Record the live pool's clock so tools can tell its time (simulated = start + elapsed x speed)."""
+    clock_file(home).write_text(json.dumps({"start": start, "wall": start, "speed": speed}) + "\n")
+
+
+def pool_time(home: Path | None = None) -> int:
+    """The pool's current (simulated) time in epoch seconds, as the daemons see it.
+
+    A live pool's clock runs ``SIM_SPEED`` times real time from when it was started; with no
+    pool (or a pool that left no clock), the host's clock, as HTCondor's tools use.
+    """
+    home = pool_home() if home is None else home
+    now = time.time()
+    try:
+        clock = json.loads(clock_file(home).read_text())
+        start, wall, speed = float(clock["start"]), float(clock["wall"]), float(clock["speed"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return int(now)
+    if master_pid(home) is None:
+        return int(now)
+    return int(start + (now - wall) * speed)
 
 
 class PoolNotRunning(RuntimeError):

@@ -27,6 +27,7 @@ from condorsim.eventlog import (
     EventLogWriter,
     ResourceUsage,
     Rusage,
+    ToE,
     parse_events,
     read_events,
 )
@@ -106,9 +107,12 @@ def write_every_event(writer: EventLogWriter) -> None:
             ResourceUsage("Disk", 35, 35, 1024),
             ResourceUsage("Memory", 3, 128, 128),
         ],
+        toe=ToE(when=t + 150, exit_by_signal=False, exit_value=3),
     )
     writer.aborted(2, 0, t + 190, "via condor_rm (by user alice)")
     writer.grid_submit(3, 0, t + 240, "condor remote.example.com remote.example.com", "17.0")
+    writer.grid_resource_down(3, 0, t + 243, "condor remote.example.com remote.example.com")
+    writer.grid_resource_up(3, 0, t + 246, "condor remote.example.com remote.example.com")
     writer.job_ad_information(3, 0, t + 250, {"JobStatus": "2", "RouteName": '"Site1"'})
 
 
@@ -170,6 +174,8 @@ EVERY_EVENT: list[tuple[str, int, dict[str, Any]]] = [
             "Disk": 1024,
             "MemoryUsage": 3,
             "RequestMemory": 128,
+            "ToE": {"Who": "itself", "How": "OF_ITS_OWN_ACCORD", "HowCode": 0,
+                    "When": T0 + 150, "ExitBySignal": False, "ExitCode": 3},
         },
     ),
     ("JOB_ABORTED", 190, {"Reason": "via condor_rm (by user alice)"}),
@@ -178,6 +184,8 @@ EVERY_EVENT: list[tuple[str, int, dict[str, Any]]] = [
         240,
         {"GridResource": "condor remote.example.com remote.example.com", "GridJobId": "17.0"},
     ),
+    ("GRID_RESOURCE_DOWN", 243, {"GridResource": "condor remote.example.com remote.example.com"}),
+    ("GRID_RESOURCE_UP", 246, {"GridResource": "condor remote.example.com remote.example.com"}),
     ("JOB_AD_INFORMATION", 250, {"JobStatus": 2, "RouteName": "Site1"}),
 ]
 
@@ -638,6 +646,10 @@ SPECS = st.one_of(
             {"GridResource": pair[0], "GridJobId": pair[1]},
         )
     ),
+    *(TEXT.map(lambda text, kind=kind, method=method: Spec(
+        kind, method, {"resource": text}, {"GridResource": text}))
+      for kind, method in (("GRID_RESOURCE_DOWN", "grid_resource_down"),
+                           ("GRID_RESOURCE_UP", "grid_resource_up"))),
     ATTRS.map(
         lambda attrs: Spec("JOB_AD_INFORMATION", "job_ad_information", {"attrs": attrs}, attrs)
     ),

@@ -23,7 +23,17 @@ from ._errors import ClassAdError
 from ._parser import looks_like_new_syntax, parse_new_ad, parse_old_ad
 from ._tree import NOT_CONST, AdExpr, ExprTree, ListExpr, Literal
 from ._unparse import name_text, unparse, unparse_attributes
-from ._values import ERROR, INT_MAX, INT_MIN, UNDEFINED, ClassAdValue, EvalContext, Value
+from ._values import (
+    ERROR,
+    INT_MAX,
+    INT_MIN,
+    UNDEFINED,
+    AbsTime,
+    ClassAdValue,
+    EvalContext,
+    RelTime,
+    Value,
+)
 
 
 class ClassAdValueError(ClassAdError, ValueError):
@@ -50,7 +60,7 @@ def to_tree(value: Any) -> ExprTree:
         if value < INT_MIN or value > INT_MAX:
             raise ClassAdValueError(f"integer {value} does not fit in 64 bits")
         return Literal(value)
-    if value is UNDEFINED or value is ERROR:
+    if value is UNDEFINED or value is ERROR or t is AbsTime or t is RelTime:
         return Literal(value)
     if value is None:
         return Literal(UNDEFINED)

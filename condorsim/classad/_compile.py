@@ -101,7 +101,7 @@ def _compile_node(tree: ExprTree) -> Compiled:
     t = type(tree)
     if t is Literal:
         assert isinstance(tree, Literal)
-        return _const(tree.value)
+        return _const(tree._const)
     if t is AttrRef:
         assert isinstance(tree, AttrRef)
         return _compile_ref(tree)
@@ -171,12 +171,41 @@ def _compile_ref(tree: AttrRef) -> Compiled:
             return _target_select(key)
         if scope.lname == "my":
             return _my_select(key)
+    inner = scope
+    while type(inner) is Paren:
+        assert isinstance(inner, Paren)
+        inner = inner.inner
+    if type(inner) is Subscript:
+        assert isinstance(inner, Subscript)
+        return _select_after_subscript(inner, key)
     base_fn = compile_tree(scope)
 
     def select(cur: ClassAd, env: Env) -> Value:
         return lookup_in_value(base_fn(cur, env), key, env)
 
     return select
+
+
+def _select_after_subscript(sub: Subscript, key: str) -> Compiled:
+    """``ad["name"].key``: HTCondor 24 answers UNDEFINED when ``ad["name"]`` is an ad.
+
+    Its subscript hands the selection a temporary copy of the nested ad that is already
+    gone (docs/classad.md, quirks); the plain case reads as UNDEFINED, which we copy. A
+    list subscript (``{[a = 1]}[0].a``) and a list got through an ad subscript select
+    as usual.
+    """
+    base_fn = compile_tree(sub.base)
+    index_fn = compile_tree(sub.index)
+
+    def select_subscript(cur: ClassAd, env: Env) -> Value:
+        base = base_fn(cur, env)
+        index = index_fn(cur, env)
+        value = subscript_value(base, index, env)
+        if isinstance(value, ClassAd) and isinstance(base, ClassAd):
+            return UNDEFINED
+        return lookup_in_value(value, key, env)
+
+    return select_subscript
 
 
 NOT_FOUND: Final = MISSING

@@ -19,7 +19,7 @@ import math
 import re
 from typing import Final
 
-from ._values import ERROR, INT_MIN, UNDEFINED, ClassAdValue, Value
+from ._values import ERROR, INT_MIN, UNDEFINED, AbsTime, ClassAdValue, RelTime, Value
 
 INT32_MIN: Final = -(2**31)
 _TWO63: Final = 2.0**63
@@ -180,14 +180,28 @@ def unparse_value(v: Value) -> str:
         return "error"
     if isinstance(v, ClassAdValue):
         return str(v)
+    if t is AbsTime or t is RelTime:
+        from ._unparse import literal_text
+
+        return literal_text(v)
     raise TypeError(f"not a ClassAd value: {v!r}")
 
 
 def to_string(v: Value) -> Value:
     """HTCondor's convertValueToStringValue: strings as is, UNDEFINED/ERROR kept,
-    anything else unparsed."""
-    if type(v) is str or v is UNDEFINED or v is ERROR:
+    times as their bare text (a relative time through a C ``(int)``), anything else
+    unparsed."""
+    t = type(v)
+    if t is str or v is UNDEFINED or v is ERROR:
         return v
+    if t is AbsTime:
+        from ._time import abstime_text
+
+        return abstime_text(v)
+    if t is RelTime:
+        from ._time import reltime_text
+
+        return reltime_text(float(double_to_int32(v.secs)))
     return unparse_value(v)
 
 
@@ -203,6 +217,10 @@ def to_real(v: Value) -> Value:
         return ERROR if parsed is None else parsed[0]
     if v is UNDEFINED:
         return UNDEFINED
+    if t is AbsTime:
+        return float(v.secs)
+    if t is RelTime:
+        return float(double_to_int32(v.secs))
     return ERROR
 
 
@@ -223,6 +241,10 @@ def to_integer(v: Value) -> Value:
         return ERROR if parsed is None else double_to_int64(parsed[0])
     if v is UNDEFINED:
         return UNDEFINED
+    if t is AbsTime:
+        return v.secs
+    if t is RelTime:
+        return double_to_int32(v.secs)
     return ERROR
 
 

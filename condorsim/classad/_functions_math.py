@@ -16,13 +16,23 @@ from collections.abc import Callable
 from typing import Final
 
 from ._convert import (
+    double_to_int32,
     double_to_int64,
     int64_to_int32,
     to_integer,
     to_real,
     to_string,
 )
-from ._values import ERROR, UNDEFINED, ClassAdValue, EvalContext, Value, wrap_int
+from ._values import (
+    ERROR,
+    UNDEFINED,
+    AbsTime,
+    ClassAdValue,
+    EvalContext,
+    RelTime,
+    Value,
+    wrap_int,
+)
 
 BuiltinTable = dict[str, Callable[[EvalContext, tuple[Value, ...]], Value]]
 
@@ -62,6 +72,8 @@ def _to_bool(v: Value) -> Value:
         return UNDEFINED
     if v is UNDEFINED:
         return UNDEFINED
+    if t is RelTime:
+        return double_to_int32(v.secs) != 0
     return ERROR
 
 
@@ -202,8 +214,8 @@ MATH_FUNCTIONS: Final[BuiltinTable] = {
     "isboolean": _type_test(lambda v: type(v) is bool),
     "islist": _type_test(lambda v: type(v) is list),
     "isclassad": _type_test(lambda v: isinstance(v, ClassAdValue)),
-    "isabstime": _type_test(lambda v: False),
-    "isreltime": _type_test(lambda v: False),
+    "isabstime": _type_test(lambda v: type(v) is AbsTime),
+    "isreltime": _type_test(lambda v: type(v) is RelTime),
     "int": _one_argument(to_integer),
     "real": _one_argument(to_real),
     "string": _one_argument(to_string),

@@ -28,6 +28,12 @@ The rules (checked against ``classad2`` from htcondor 24.0; see docs/classad-val
   as on x86-64 (``<<`` uses ``count & 63``; see the shift helpers).
 * Unary ``-`` on a boolean is ERROR; unary ``+`` on a boolean, string, list or ad is
   ERROR and passes UNDEFINED/ERROR through.
+* Time values (``doTimeArithmetic``): abs - abs is a relative time, abs +/- rel an
+  absolute time (the relative part cut to a C int), rel +/- rel and rel * / number a
+  relative time (no HUGE_VAL check: ``relTime(5) / 0`` is an infinite relative time),
+  number * rel too; anything else with a time (booleans included) is ERROR. Times
+  compare only with their own kind; ``is`` on absolute times also compares offsets.
+  These cases sit after the numeric ones, so they cost ordinary values nothing.
 """
 
 from __future__ import annotations
@@ -37,7 +43,18 @@ import operator
 from collections.abc import Callable
 from typing import Any, Final
 
-from ._values import ERROR, INT_MAX, INT_MIN, UNDEFINED, ClassAdValue, Value, wrap_int
+from ._convert import double_to_int32
+from ._values import (
+    ERROR,
+    INT_MAX,
+    INT_MIN,
+    UNDEFINED,
+    AbsTime,
+    ClassAdValue,
+    RelTime,
+    Value,
+    wrap_int,
+)
 
 _INF: Final = math.inf
 _MASK64: Final = (1 << 64) - 1
@@ -71,13 +88,7 @@ def _real_result(r: float) -> Value:
 
 
 def _real_div(a: float, b: float) -> Value:
-    if b != 0.0:
-        return _real_result(a / b)
-    # IEEE division by (signed) zero, which Python refuses to do.
-    if a != a or a == 0.0:
-        return math.nan
-    negative = (a < 0.0) != (math.copysign(1.0, b) < 0.0)
-    return -_INF if negative else ERROR
+    return _real_result(_ieee_div(a, b))
 
 
 def _int_div(a: int, b: int) -> Value:
@@ -94,6 +105,52 @@ def _int_mod(a: int, b: int) -> Value:
         return ERROR
     r = abs(a) % abs(b)
     return -r if a < 0 else r
+
+
+_TIMES: Final = (AbsTime, RelTime)
+_TIME: Final = object()
+"""What :func:`_arith_operands` returns when a time value takes part."""
+
+
+def _ieee_div(a: float, b: float) -> float:
+    """C double division, infinities and NaN included (Python refuses to divide by 0)."""
+    if b != 0.0:
+        return a / b
+    if a != a or a == 0.0:
+        return math.nan
+    negative = (a < 0.0) != (math.copysign(1.0, b) < 0.0)
+    return -_INF if negative else _INF
+
+
+def _time_add(a: Value, b: Value) -> Value:
+    ta, tb = type(a), type(b)
+    if ta is AbsTime and tb is RelTime:
+        return AbsTime(wrap_int(a.secs + double_to_int32(b.secs)), a.offset)
+    if ta is RelTime and tb is AbsTime:
+        return AbsTime(wrap_int(b.secs + double_to_int32(a.secs)), b.offset)
+    if ta is RelTime and tb is RelTime:
+        return RelTime(a.secs + b.secs)
+    return ERROR
+
+
+def _time_subtract(a: Value, b: Value) -> Value:
+    ta, tb = type(a), type(b)
+    if ta is AbsTime and tb is AbsTime:
+        return RelTime(float(wrap_int(a.secs - b.secs)))
+    if ta is AbsTime and tb is RelTime:
+        return AbsTime(wrap_int(a.secs - double_to_int32(b.secs)), a.offset)
+    if ta is RelTime and tb is RelTime:
+        return RelTime(a.secs - b.secs)
+    return ERROR
+
+
+def _time_scale(a: Value, b: Value, divide: bool) -> Value:
+    ta, tb = type(a), type(b)
+    if ta is RelTime and (tb is int or tb is float):
+        return RelTime(_ieee_div(a.secs, float(b)) if divide else a.secs * float(b))
+    if tb is RelTime and (ta is int or ta is float) and not divide:
+        return RelTime(float(a) * b.secs)
+    return ERROR
 
 
 def _arith_operands(a: Value, b: Value) -> tuple[Value, Value] | Value:
@@ -113,19 +170,23 @@ def _arith_operands(a: Value, b: Value) -> tuple[Value, Value] | Value:
         b = int(b)
         tb = int
     if (ta is not int and ta is not float) or (tb is not int and tb is not float):
+        if ta in _TIMES or tb in _TIMES:
+            return _TIME
         return ERROR
     return (a, b)
 
 
 def _make_arith(
-    int_op: Callable[[int, int], Value], real_op: Callable[[float, float], Value]
+    int_op: Callable[[int, int], Value],
+    real_op: Callable[[float, float], Value],
+    time_op: Callable[[Value, Value], Value],
 ) -> Callable[[Value, Value], Value]:
     def arith(a: Value, b: Value) -> Value:
         if type(a) is int and type(b) is int:
             return int_op(a, b)
         pair = _arith_operands(a, b)
         if type(pair) is not tuple:
-            return pair
+            return time_op(a, b) if pair is _TIME else pair
         x, y = pair
         if type(x) is int and type(y) is int:
             return int_op(x, y)
@@ -134,11 +195,17 @@ def _make_arith(
     return arith
 
 
-add = _make_arith(lambda a, b: wrap_int(a + b), lambda a, b: _real_result(a + b))
-subtract = _make_arith(lambda a, b: wrap_int(a - b), lambda a, b: _real_result(a - b))
-multiply = _make_arith(lambda a, b: wrap_int(a * b), lambda a, b: _real_result(a * b))
-divide = _make_arith(_int_div, _real_div)
-modulus = _make_arith(_int_mod, lambda a, b: ERROR)
+add = _make_arith(lambda a, b: wrap_int(a + b), lambda a, b: _real_result(a + b), _time_add)
+subtract = _make_arith(
+    lambda a, b: wrap_int(a - b), lambda a, b: _real_result(a - b), _time_subtract
+)
+multiply = _make_arith(
+    lambda a, b: wrap_int(a * b),
+    lambda a, b: _real_result(a * b),
+    lambda a, b: _time_scale(a, b, False),
+)
+divide = _make_arith(_int_div, _real_div, lambda a, b: _time_scale(a, b, True))
+modulus = _make_arith(_int_mod, lambda a, b: ERROR, lambda a, b: ERROR)
 
 
 # --------------------------------------------------------------------------- comparison
@@ -173,7 +240,12 @@ def _make_compare(py_op: Callable[[Any, Any], bool]) -> Callable[[Value, Value],
                 return py_op(a, b)
             if tb is int:
                 return py_op(a, float(b))
-        # lists, ads: no ordering or equality between them
+        elif ta is tb:
+            if ta is AbsTime:
+                return py_op(a.secs, b.secs)
+            if ta is RelTime:
+                return py_op(a.secs, b.secs)
+        # lists, ads, a time against anything but its own kind: ERROR
         return ERROR
 
     return compare
@@ -198,6 +270,10 @@ def meta_equal(a: Value, b: Value) -> Value:
         return bool(a == b)
     if a is UNDEFINED or a is ERROR:
         return a is b
+    if ta is AbsTime:
+        return a.secs == b.secs and a.offset == b.offset
+    if ta is RelTime:
+        return a.secs == b.secs
     # two lists or two ads
     return ERROR
 
@@ -262,12 +338,14 @@ def unary_minus(a: Value) -> Value:
         return -a
     if a is UNDEFINED:
         return UNDEFINED
+    if t is RelTime:
+        return RelTime(-a.secs)
     return ERROR
 
 
 def unary_plus(a: Value) -> Value:
     t = type(a)
-    if t is int or t is float or a is UNDEFINED or a is ERROR:
+    if t is int or t is float or a is UNDEFINED or a is ERROR or t is RelTime:
         return a
     return ERROR
 

@@ -27,6 +27,7 @@ from typing import Final
 
 from ._errors import ClassAdSyntaxError
 from ._lexer import Token, line_col, tokenize
+from ._time import parse_abstime, parse_reltime
 from ._tree import (
     AdExpr,
     AttrRef,
@@ -41,7 +42,24 @@ from ._tree import (
     Subscript,
     UnaryOp,
 )
-from ._values import ERROR, UNDEFINED
+from ._values import ERROR, UNDEFINED, AbsTime, RelTime
+
+_TIME_LITERALS: Final = frozenset({"abstime", "reltime"})
+
+
+def _time_literal(name: str, arg: ExprTree, line: int, col: int) -> ExprTree | None:
+    """``absTime("text")`` / ``relTime("text")``: HTCondor's parser makes these time
+    literals (``arg`` itself when it is not a string literal; None for bad text).
+    A text without a zone is read in UTC: the parser has no evaluation context."""
+    if type(arg) is not Literal or type(arg.value) is not str:
+        return FuncCall(name, (arg,), line, col)
+    value: AbsTime | RelTime | None
+    if name.lower() == "abstime":
+        value = parse_abstime(arg.value)
+    else:
+        secs = parse_reltime(arg.value)
+        value = None if secs is None else RelTime(secs)
+    return None if value is None else Literal(value, line, col)
 
 MAX_DEPTH: Final = 100
 
@@ -217,7 +235,15 @@ class _Parser:
         if kind == "ident":
             name = str(token.value)
             if self.peek() == "(":
-                return FuncCall(name, self.arguments(), line, col)
+                args = self.arguments()
+                if len(args) == 1 and name.lower() in _TIME_LITERALS:
+                    time_literal = _time_literal(name, args[0], line, col)
+                    if time_literal is not None:
+                        return time_literal
+                    raise ClassAdSyntaxError(
+                        f"{name}() of a string that is not a time", line, col, "a time"
+                    )
+                return FuncCall(name, args, line, col)
             return AttrRef(name, None, False, line, col)
         if kind in ("int", "real", "str", "bool"):
             return Literal(token.value, line, col)

@@ -193,7 +193,16 @@ def lookup_in_value(base: Value, key: str, env: Env) -> Value:
         value = lookup(base, key, env)
         return UNDEFINED if value is MISSING else value
     if type(base) is list:
-        return [lookup_in_value(item, key, env) for item in base]
+        # HTCondor builds the list of a selection over a list from copies of the
+        # values: an ad in it no longer sits in its enclosing ad ({[x = []; a = 0]}.x.a
+        # is {undefined}, while [x = []; a = 0].x.a is 0).
+        out = []
+        for item in base:
+            value = lookup_in_value(item, key, env)
+            if isinstance(value, ClassAd) and value._parent is not None:
+                value = ClassAd._view(value._attrs, value._names, None)
+            out.append(value)
+        return out
     if base is UNDEFINED:
         return UNDEFINED
     return ERROR

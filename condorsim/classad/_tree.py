@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
-from ._values import ERROR, UNDEFINED, EvalContext, Value
+from ._values import ERROR, UNDEFINED, EvalContext, RelTime, Value
 
 if TYPE_CHECKING:
     from ._scope import Compiled
@@ -173,6 +173,8 @@ def _literal_key(value: Value) -> object:
     t = type(value)
     if t is float:
         return ("real", value.hex())
+    if t is RelTime:
+        return ("reltime", value.secs.hex())
     if value is UNDEFINED:
         return ("undefined",)
     if value is ERROR:
@@ -181,7 +183,12 @@ def _literal_key(value: Value) -> object:
 
 
 class Literal(ExprTree):
-    """A constant: bool, int, float, str, UNDEFINED or ERROR."""
+    """A constant: bool, int, float, str, UNDEFINED, ERROR or a time.
+
+    A relative-time literal (``relTime("1:00")``) evaluates to a *real* (60.0): HTCondor
+    24's ``ReltimeLiteral`` does so (a quirk, docs/classad.md). An absolute-time literal
+    evaluates to the absolute time.
+    """
 
     __slots__ = ("_key", "value")
 
@@ -189,7 +196,7 @@ class Literal(ExprTree):
         self.value = value
         self._key = _literal_key(value)
         self._init(hash(("lit", self._key)), line, column)
-        self._const = value
+        self._const = float(value.secs) if type(value) is RelTime else value
 
     def _same_node(self, other: ExprTree) -> bool:
         assert isinstance(other, Literal)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
+from ._time import abstime_text, reltime_text
 from ._tree import (
     AdExpr,
     AttrRef,
@@ -41,7 +42,7 @@ from ._tree import (
     Subscript,
     UnaryOp,
 )
-from ._values import ERROR, UNDEFINED, ClassAdValue, Value
+from ._values import ERROR, UNDEFINED, AbsTime, ClassAdValue, RelTime, Value
 
 _RESERVED: Final = frozenset({"true", "false", "undefined", "error", "is", "isnt", "parent"})
 _IDENT_START: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
@@ -128,6 +129,10 @@ def literal_text(value: Value, old_syntax: bool = False) -> str:
         return "undefined"
     if value is ERROR:
         return "error"
+    if t is AbsTime:
+        return f'absTime("{abstime_text(value)}")'
+    if t is RelTime:
+        return f'relTime("{reltime_text(value.secs)}")'
     raise TypeError(f"not a literal ClassAd value: {value!r}")
 
 

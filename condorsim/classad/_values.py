@@ -10,6 +10,8 @@ A ClassAd value is one of:
 * ``str``    -- ClassAd string
 * ``list``   -- ClassAd list; its elements are values
 * a :class:`ClassAdValue` -- a nested ClassAd (the concrete class is ``condorsim.classad.ClassAd``)
+* :class:`AbsTime` -- an absolute time: epoch seconds and the UTC offset it is shown in
+* :class:`RelTime` -- a relative time: a number of seconds (a C double)
 * :data:`UNDEFINED` or :data:`ERROR` -- the two singleton special values
 
 Values are native Python objects so that the evaluator's hot path does no boxing;
@@ -56,8 +58,70 @@ class ClassAdValue:
     __slots__ = ()
 
 
+class AbsTime:
+    """An absolute time value: ``secs`` since the epoch (UTC) and the ``offset`` (seconds
+    east of UTC) of the zone it is shown in. Immutable; ``==`` compares both fields."""
+
+    __slots__ = ("offset", "secs")
+
+    secs: int
+    offset: int
+
+    def __init__(self, secs: int, offset: int) -> None:
+        object.__setattr__(self, "secs", secs)
+        object.__setattr__(self, "offset", offset)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("AbsTime is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not AbsTime:
+            return NotImplemented
+        return self.secs == other.secs and self.offset == other.offset
+
+    def __hash__(self) -> int:
+        return hash(("abstime", self.secs, self.offset))
+
+    def __repr__(self) -> str:
+        return f"AbsTime({self.secs}, {self.offset})"
+
+    def __reduce__(self) -> tuple[type, tuple[int, int]]:
+        return (AbsTime, (self.secs, self.offset))
+
+
+class RelTime:
+    """A relative time value: ``secs``, a C double (fractions and sign allowed).
+    Immutable; ``==`` compares the doubles (and takes NaN as equal to NaN)."""
+
+    __slots__ = ("secs",)
+
+    secs: float
+
+    def __init__(self, secs: float) -> None:
+        object.__setattr__(self, "secs", secs)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("RelTime is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not RelTime:
+            return NotImplemented
+        a, b = self.secs, other.secs
+        return a == b or (a != a and b != b)
+
+    def __hash__(self) -> int:
+        return hash(("reltime", self.secs if self.secs == self.secs else "nan"))
+
+    def __repr__(self) -> str:
+        return f"RelTime({self.secs!r})"
+
+    def __reduce__(self) -> tuple[type, tuple[float]]:
+        return (RelTime, (self.secs,))
+
+
 Value: TypeAlias = Any
-"""bool | int | float | str | list[Value] | ClassAdValue | UNDEFINED | ERROR (see module doc)."""
+"""bool | int | float | str | list[Value] | ClassAdValue | AbsTime | RelTime | UNDEFINED |
+ERROR (see module doc)."""
 
 INT_MIN: Final = -(2**63)
 INT_MAX: Final = 2**63 - 1
@@ -99,6 +163,14 @@ def is_list(v: Value) -> bool:
 
 def is_classad(v: Value) -> bool:
     return isinstance(v, ClassAdValue)
+
+
+def is_abstime(v: Value) -> bool:
+    return type(v) is AbsTime
+
+
+def is_reltime(v: Value) -> bool:
+    return type(v) is RelTime
 
 
 def is_undefined(v: Value) -> bool:

@@ -8,6 +8,9 @@ How this works
 * an array for a list literal whose items are all encodable this way (recursively);
 * ``ExtType(1, b"")`` for UNDEFINED and ``ExtType(2, b"")`` for ERROR;
 * ``ExtType(4, packb(ad_to_wire(nested)))`` for a nested ad literal;
+* ``ExtType(5, packb([secs, offset]))`` for an absolute-time literal and
+  ``ExtType(6, packb(secs))`` (a float) for a relative-time literal, exact (their text
+  would round a relative time to 6 digits and an offset to minutes);
 * ``ExtType(3, <canonical ClassAd text, UTF-8>)`` for any other expression (also for a
   string that is not valid UTF-8, whose text escapes the bytes).
 
@@ -45,12 +48,14 @@ from ._errors import ClassAdSyntaxError, ClassAdWireError
 from ._parser import parse_expression
 from ._tree import AdExpr, ExprTree, ListExpr, Literal
 from ._unparse import unparse
-from ._values import ERROR, INT_MAX, INT_MIN, UNDEFINED
+from ._values import ERROR, INT_MAX, INT_MIN, UNDEFINED, AbsTime, RelTime
 
 EXT_UNDEFINED: Final = 1
 EXT_ERROR: Final = 2
 EXT_EXPRESSION: Final = 3
 EXT_CLASSAD: Final = 4
+EXT_ABSTIME: Final = 5
+EXT_RELTIME: Final = 6
 
 MAX_NESTING: Final = 32
 """Deepest nesting of lists and ads accepted from the wire."""
@@ -95,8 +100,13 @@ def _encode_data(tree: ExprTree) -> Any:
             return msgpack.ExtType(EXT_UNDEFINED, b"")
         if value is ERROR:
             return msgpack.ExtType(EXT_ERROR, b"")
-        if type(value) is str and not _is_utf8(value):
+        t = type(value)
+        if t is str and not _is_utf8(value):
             return None
+        if t is AbsTime:
+            return msgpack.ExtType(EXT_ABSTIME, msgpack.packb([value.secs, value.offset]))
+        if t is RelTime:
+            return msgpack.ExtType(EXT_RELTIME, msgpack.packb(value.secs))
         return value
     if t is ListExpr:
         assert isinstance(tree, ListExpr)
@@ -177,6 +187,8 @@ def _decode(value: Any, attr: str, depth: int) -> ExprTree:
                 raise ClassAdWireError(f"attribute {attr!r}: expression is not UTF-8") from None
             except ClassAdSyntaxError as err:
                 raise ClassAdWireError(f"attribute {attr!r}: bad expression: {err}") from None
+        if code == EXT_ABSTIME or code == EXT_RELTIME:
+            return Literal(_decode_time(code, data, attr))
         if code == EXT_CLASSAD:
             try:
                 inner = msgpack.unpackb(data, raw=False, strict_map_key=True)
@@ -185,6 +197,27 @@ def _decode(value: Any, attr: str, depth: int) -> ExprTree:
             return AdExpr(_decode_pairs(inner, depth + 1, attr))
         raise ClassAdWireError(f"attribute {attr!r}: unknown ext type {code}")
     raise ClassAdWireError(f"attribute {attr!r}: a {t.__name__} is not a ClassAd value")
+
+
+def _decode_time(code: int, data: bytes, attr: str) -> AbsTime | RelTime:
+    """The time value of an ext-5 / ext-6 payload (checked)."""
+    try:
+        inner = msgpack.unpackb(data, raw=False)
+    except Exception as err:  # msgpack raises several unrelated types
+        raise ClassAdWireError(f"attribute {attr!r}: bad time value: {err}") from None
+    if code == EXT_RELTIME:
+        if type(inner) is not float:
+            raise ClassAdWireError(f"attribute {attr!r}: a relative time is not a float")
+        return RelTime(inner)
+    if (
+        type(inner) is not list
+        or len(inner) != 2
+        or any(type(x) is not int for x in inner)
+        or not INT_MIN <= inner[0] <= INT_MAX
+        or not -(2**31) <= inner[1] < 2**31
+    ):
+        raise ClassAdWireError(f"attribute {attr!r}: an absolute time is not [secs, offset]")
+    return AbsTime(inner[0], inner[1])
 
 
 def _decode_pairs(mapping: Any, depth: int, where: str = "") -> list[tuple[str, ExprTree]]:

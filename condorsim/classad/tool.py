@@ -17,12 +17,14 @@ read, 255 for a bad option, as HTCondor's ``classad_eval``.
 from __future__ import annotations
 
 import sys
+import time as _time
 from typing import TextIO
 
 from ._classad import ClassAd
 from ._errors import ClassAdSyntaxError
 from ._parser import looks_like_new_syntax, parse_expression, parse_new_ad
 from ._unparse import unparse_value
+from ._values import EvalContext
 
 USAGE = """\
 Usage: classad_eval [options] <ad | assignment | expression | -quiet>+
@@ -103,8 +105,14 @@ def _as_assignment(arg: str) -> ClassAd | None:
     return ClassAd._from_pairs(pairs) if pairs else None
 
 
-def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run ``classad_eval`` with the given arguments (without the program name)."""
+def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None,
+         now: int | None = None) -> int:
+    """Run ``classad_eval`` with the given arguments (without the program name).
+
+    ``time()`` is ``now``: the pool's time when the command line passes it, else the host's
+    clock, as HTCondor's classad_eval has it.
+    """
+    ctx = EvalContext(now=int(_time.time()) if now is None else now)
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     if not argv:
@@ -165,7 +173,7 @@ def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None) 
         if changed and not quiet:
             out.write(str(context) + "\n")
         changed = False
-        out.write(unparse_value(tree.evaluate(context, target)) + "\n")
+        out.write(unparse_value(tree.evaluate(context, target, ctx=ctx)) + "\n")
     return 0
 
 

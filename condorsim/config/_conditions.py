@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ._lines import WHITESPACE, keyword
-from ._macros import MacroSet, is_valid_name
+from ._macros import is_valid_name
 from ._metaknobs import METAKNOBS, metaknob_body
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "Branch",
     "ConditionError",
     "IfStack",
+    "NameLookup",
     "evaluate_condition",
     "version_test",
 ]
@@ -38,6 +40,17 @@ MAX_IF_NESTING = 63
 
 _NUMBER = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _VERSION = re.compile(r"[vV]?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
+
+
+class _RawValue(Protocol):
+    @property
+    def raw(self) -> str: ...
+
+
+class NameLookup(Protocol):
+    """What ``defined NAME`` looks NAME up in: the configuration's macros, or a transform's."""
+
+    def lookup(self, name: str) -> _RawValue | None: ...
 
 
 class ConditionError(Exception):
@@ -64,7 +77,7 @@ class IfStack:
         return all(f.active for f in self.frames)
 
 
-def evaluate_condition(text: str, macros: MacroSet) -> bool:
+def evaluate_condition(text: str, macros: NameLookup) -> bool:
     """The value of a simple condition (already macro-expanded, without its ``!``)."""
     if not text:
         raise ConditionError("the condition is empty")
@@ -85,7 +98,7 @@ def evaluate_condition(text: str, macros: MacroSet) -> bool:
     raise ConditionError("complex conditionals are not supported")
 
 
-def _defined(what: str, macros: MacroSet) -> bool:
+def _defined(what: str, macros: NameLookup) -> bool:
     if not what:
         return False
     lowered = what.lower()

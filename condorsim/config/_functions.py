@@ -37,54 +37,88 @@ def apply_format(fmt: str, value: object, pattern: re.Pattern[str], func: str) -
         raise ExpandError(f"{func} macro: '{fmt}' is not a valid format specifier") from None
 
 
-def _unquote(value: str) -> tuple[str, str]:
-    if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1], value[0]
-    return value, ""
+def _strip_quotes(text: str, quote: str) -> str:
+    """HTCondor's ``strcpy_quoted`` without the quoting: drop a leading ``"`` (or leading
+    ``quote``) and the same character at the end."""
+    if text[:1] == '"' or (quote and text[:1] == quote):
+        q = text[0]
+        text = text[1:]
+        if text.endswith(q):
+            text = text[:-1]
+    return text
+
+
+def _dirs_start(path: str, num_dirs: int) -> int:
+    """``condor_basename_plus_dirs``: where the last ``num_dirs`` directories begin."""
+    seps = [i + 1 for i, c in enumerate(path) if c in "/\\"]
+    del seps[len(seps) - num_dirs :]
+    return seps[-1] if seps else 0
 
 
 def filename_part(letters: str, value: str) -> str:
-    """HTCondor's ``$F<letters>()`` path pieces (p, d, n, x, b, q, a, u, w; f is a no-op here)."""
-    flags = {c.lower() for c in letters}
-    num_dirs = sum(1 for c in letters if c.lower() == "d")
-    path, _ = _unquote(value)
-    if "u" in flags:
-        path = path.replace("\\", "/")
-    if "w" in flags:
-        path = path.replace("/", "\\")
-    name_at = max(path.rfind("/"), path.rfind("\\")) + 1
-    dot = path.rfind(".", name_at)
-    ext_at = dot if dot > name_at else len(path)
-    want_x, want_n, want_p = "x" in flags, "n" in flags, "p" in flags
-    bare = "b" in flags
-    if name_at == 0 and (want_x or want_n):
-        want_p = False
-        num_dirs = 0
-    if num_dirs and not want_p:
-        if name_at == 0:
-            result = ""
+    """HTCondor's ``$F<letters>()`` path pieces (p, d, n, x, b, q, a, u, w; f is a no-op here).
+
+    Follows ``evaluate_macro_func`` step by step, on Linux: only ``/`` separates the
+    file name (``\\`` does separate directories for ``d``), quotes are added to the
+    working buffer before the pieces are cut, and a piece that comes out empty keeps
+    HTCondor's quirks (``$Fpq`` of a bare name is a lone quote).
+    """
+    parts = num_dirs = 0
+    quoted = bare = arg_quote = False
+    to_path = ""
+    for c in letters.lower():
+        if c in "xnpd":
+            parts |= {"x": 1, "n": 2, "p": 4, "d": 8}[c]
+            num_dirs += c == "d"
+        elif c == "a":
+            arg_quote = True
+        elif c == "b":
+            bare = True
+        elif c in "wu":
+            to_path = "\\" if c == "w" else "/"
+        elif c == "q":
+            quoted = True
+    quote = ("'" if arg_quote else '"') if quoted else ""
+    if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":
+        value = value[1:-1]
+    text = _strip_quotes(value, quote)
+    if to_path and (parts or bare or to_path):
+        text = text.replace("\\" if to_path == "/" else "/", to_path)
+    buf = list(quote + text + quote)
+    end = len(buf)
+    joined = "".join(buf)
+    name_at = joined.rfind("/") + 1
+    dot = joined.rfind(".", name_at + 1)
+    ext_at = dot if dot > name_at else end
+    if not name_at and parts & 3:
+        parts &= ~12
+    start = 0
+    kind = parts & 0xF
+    if kind == 1:
+        start = ext_at + 1 if bare and ext_at < end else ext_at
+    elif kind == 3:
+        start = name_at
+    elif kind == 2:
+        start, end = name_at, ext_at
+    elif kind == 4:
+        end = name_at - 1 if bare and name_at > 0 else name_at
+    elif kind == 6:
+        end = ext_at
+    elif kind >= 8:
+        if name_at > 0:
+            start = _dirs_start(joined, num_dirs)
+            if parts & 3 == 2:
+                end = ext_at
+            elif parts & 3 == 0:
+                end = name_at - 1 if bare else name_at
         else:
-            seps = [i + 1 for i, c in enumerate(path) if c in "/\\"]
-            begin = seps[-1 - num_dirs] if len(seps) > num_dirs else 0
-            if want_n and not want_x:
-                result = path[begin:ext_at]
-            elif want_n or want_x:
-                result = path[begin:]
-            else:
-                result = path[begin : name_at - 1 if bare else name_at]
-    elif want_p and not want_n and not want_x:
-        result = path[: name_at - 1 if bare and name_at > 0 else name_at]
-    elif want_p and want_n and not want_x:
-        result = path[:ext_at]
-    elif want_x and not want_n and not want_p:
-        result = path[ext_at + 1 if bare and ext_at < len(path) else ext_at :]
-    elif want_n and not want_x and not want_p:
-        result = path[name_at:ext_at]
-    elif want_n and want_x and not want_p:
-        result = path[name_at:]
-    else:
-        result = path
-    if "q" in flags:
-        quote = "'" if "a" in flags else '"'
-        result = f"{quote}{result}{quote}"
-    return result
+            start = end = 1
+    if quote:
+        if start >= len(buf) or buf[start] != quote:
+            start -= 1
+            buf[start] = quote
+        if end > 1 and buf[end - 1] == quote:
+            end -= 1
+        buf[end : end + 1] = [quote]
+        end += 1
+    return "".join(buf[start:end])

@@ -33,6 +33,11 @@ _REAL_LITERAL = re.compile(
     r"[ \t\n\r\f\v]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\r\f\v]*"
 )
 _WS = " \t\n\r\f\v"
+_C_SPECIAL_REAL = re.compile(
+    r"[ \t\n\r\f\v]*([+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+    r"|inf(?:inity)?|nan))[ \t\n\r\f\v]*",
+    re.IGNORECASE,
+)
 
 
 class InvalidValue(Exception):
@@ -95,6 +100,10 @@ def parse_double(text: str) -> float:
     """A real value: a literal, else an expression giving a number or boolean."""
     if _REAL_LITERAL.fullmatch(text):
         return float(text.strip(_WS))
+    special = _C_SPECIAL_REAL.fullmatch(text)  # what C's strtod also reads: 0x1p3, inf, nan
+    if special:
+        literal = special.group(1)
+        return float.fromhex(literal) if "x" in literal.lower() else float(literal)
     value = evaluate(text)
     if _kind(value) in ("bool", "int", "float"):
         return float(value)

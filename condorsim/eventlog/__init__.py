@@ -14,6 +14,7 @@ from condorsim.eventlog.events import (
     EventLogError,
     ResourceUsage,
     Rusage,
+    ToE,
     parse_rusage,
 )
 from condorsim.eventlog.reader import parse_events, read_events
@@ -28,6 +29,7 @@ __all__ = [
     "FormatOptions",
     "ResourceUsage",
     "Rusage",
+    "ToE",
     "parse_events",
     "parse_format",
     "parse_rusage",

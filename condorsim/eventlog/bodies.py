@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 
-from condorsim.eventlog.events import FieldValue, parse_rusage
+from condorsim.eventlog.events import FieldValue, ToE, parse_rusage
 from condorsim.eventlog.usage import ResourceTable
 
 Fields = dict[str, FieldValue]
@@ -204,7 +205,10 @@ def parse_terminated(body: list[str]) -> Fields:
     for name in byte_names.values():
         fields[name] = 0.0
     table: ResourceTable | None = None
-    for line in body[index:]:
+    rest = body[index:]
+    stop = len(rest)
+    for at, line in enumerate(rest):
+        stop = at
         if table is not None:
             row = table.parse_row(line)
             if row is None:
@@ -220,7 +224,49 @@ def parse_terminated(body: list[str]) -> Fields:
             table = ResourceTable(line)
         else:
             break
+    else:
+        stop = len(rest)
+    for line in rest[stop:]:
+        toe = parse_toe(line)
+        if toe is not None:
+            fields["ToE"] = toe.fields()
+            break
     return {**table_fields, **fields}
+
+
+_OWN_ACCORD = re.compile(
+    r"\s*Job terminated of its own accord at (\S+?)(?: with (signal|exit-code) (-?\d+))?\.\s*$")
+_TERMINATED_BY = re.compile(
+    r"\s*Job terminated by (.*) at (\S+) \(using method (-?\d+): (.*)\)\.\s*$")
+
+
+def _utc_seconds(text: str) -> int | None:
+    try:
+        moment = datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        return None
+    return int(moment.replace(tzinfo=UTC).timestamp())
+
+
+def parse_toe(line: str) -> ToE | None:
+    """The ToE tag of a terminate event's last line, or None if the line is not one."""
+    match = _OWN_ACCORD.match(line)
+    if match is not None:
+        when = _utc_seconds(match.group(1))
+        if when is None:
+            return None
+        if match.group(2) is None:
+            return ToE(when=when, exit_by_signal=True, exit_value=0)
+        return ToE(when=when, exit_by_signal=match.group(2) == "signal",
+                   exit_value=int(match.group(3)))
+    match = _TERMINATED_BY.match(line)
+    if match is not None:
+        when = _utc_seconds(match.group(2))
+        if when is None:
+            return None
+        return ToE(who=match.group(1), how=match.group(4), how_code=int(match.group(3)),
+                   when=when)
+    return None
 
 
 def _optional_reason(body: list[str], name: str) -> Fields:
@@ -284,6 +330,23 @@ def parse_grid_submit(body: list[str]) -> Fields:
     return fields
 
 
+def _parse_grid_resource(head: str) -> Callable[[list[str]], Fields]:
+    def parse(body: list[str]) -> Fields:
+        _first(body, head)
+        line = _line(body, 1, "GridResource")
+        if not line.startswith("    GridResource: "):
+            raise BodyError(1, "expected 'GridResource:'")
+        value = line[len("    GridResource: "):]
+        return {"GridResource": value} if value else {}
+    return parse
+
+
+parse_grid_resource_up = _parse_grid_resource("Grid Resource Back Up")
+"""025 GRID_RESOURCE_UP: GridResource."""
+parse_grid_resource_down = _parse_grid_resource("Detected Down Grid Resource")
+"""026 GRID_RESOURCE_DOWN: GridResource."""
+
+
 def parse_job_ad_information(body: list[str]) -> Fields:
     """028 JOB_AD_INFORMATION: one field per attribute (expression text)."""
     _first(body, "Job ad information event triggered.")
@@ -315,5 +378,7 @@ BODY_PARSERS: dict[str, Callable[[list[str]], Fields]] = {
     "JOB_HELD": parse_held,
     "JOB_RELEASED": parse_released,
     "GRID_SUBMIT": parse_grid_submit,
+    "GRID_RESOURCE_UP": parse_grid_resource_up,
+    "GRID_RESOURCE_DOWN": parse_grid_resource_down,
     "JOB_AD_INFORMATION": parse_job_ad_information,
 }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 EVENT_NUMBERS: dict[str, int] = {
     "SUBMIT": 0,
@@ -70,7 +71,7 @@ class EventLogError(Exception):
     """An event log that cannot be read, or an event we refuse to write."""
 
 
-FieldValue = str | int | float | bool | dict[str, str]
+FieldValue = str | int | float | bool | dict[str, str] | dict[str, str | int | bool]
 
 
 @dataclass(frozen=True)
@@ -128,3 +129,40 @@ class ResourceUsage:
     usage: int | float | None = None
     request: int | float | None = None
     allocated: int | float | None = None
+
+
+@dataclass(frozen=True)
+class ToE:
+    """HTCondor's termination-of-execution tag (the job's ``ToE`` attribute, ToE.cpp).
+
+    ``how_code`` 0 is OF_ITS_OWN_ACCORD (the payload exited; ``exit_by_signal`` and
+    ``exit_value`` say how), 1 DEACTIVATE_CLAIM, 2 DEACTIVATE_CLAIM_FORCIBLY (``who`` stopped
+    it). ``when`` is epoch seconds, printed in UTC as ``2026-01-01T00:01:00Z``.
+    """
+
+    who: str = "itself"
+    how: str = "OF_ITS_OWN_ACCORD"
+    how_code: int = 0
+    when: int = 0
+    exit_by_signal: bool | None = None
+    exit_value: int = 0
+
+    def line(self) -> str:
+        """The line a terminate event ends with (after an empty line), without newlines."""
+        when = datetime.fromtimestamp(self.when, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        if self.how_code == 0:
+            if self.exit_by_signal is True and self.exit_value == 0:
+                return f"Job terminated of its own accord at {when}."
+            what = "signal" if self.exit_by_signal else "exit-code"
+            return f"Job terminated of its own accord at {when} with {what} {self.exit_value}."
+        return (f"Job terminated by {self.who} at {when} (using method {self.how_code}: "
+                f"{self.how}).")
+
+    def fields(self) -> dict[str, str | int | bool]:
+        """The tag as JobEventLog reports it (the ``ToE`` field of JOB_TERMINATED)."""
+        out: dict[str, str | int | bool] = {"Who": self.who, "How": self.how,
+                                            "HowCode": self.how_code, "When": self.when}
+        if self.how_code == 0 and self.exit_by_signal is not None:
+            out["ExitBySignal"] = self.exit_by_signal
+            out["ExitSignal" if self.exit_by_signal else "ExitCode"] = self.exit_value
+        return out

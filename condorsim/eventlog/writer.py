@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping, Sequence
 
 from condorsim.eventlog.dates import format_time, parse_format, zone
-from condorsim.eventlog.events import EVENT_NUMBERS, EventLogError, ResourceUsage, Rusage
+from condorsim.eventlog.events import EVENT_NUMBERS, EventLogError, ResourceUsage, Rusage, ToE
 from condorsim.eventlog.usage import format_resources
 
 NO_USAGE = Rusage()
@@ -215,8 +215,11 @@ class EventLogWriter:
         total_sent_bytes: float = 0,
         total_received_bytes: float = 0,
         resources: Sequence[ResourceUsage] | None = None,
+        toe: ToE | None = None,
     ) -> str:
-        """005: `Job terminated.` with exactly one of `return_value` and `signal`."""
+        """005: `Job terminated.` with exactly one of `return_value` and `signal`; with the
+        job's ToE tag it ends, as HTCondor 24's does, with an empty line and
+        `Job terminated of its own accord at <UTC time> with exit-code N.`"""
         body = "Job terminated.\n" + _termination(return_value, signal, core_file)
         body += _usage_line(run_remote_usage, "Run Remote Usage")
         body += _usage_line(run_local_usage, "Run Local Usage")
@@ -227,6 +230,8 @@ class EventLogWriter:
         body += f"\t{total_sent_bytes:.0f}  -  Total Bytes Sent By Job\n"
         body += f"\t{total_received_bytes:.0f}  -  Total Bytes Received By Job\n"
         body += format_resources(resources or ())
+        if toe is not None:
+            body += f"\n\t{_one_line('toe', toe.line())}\n"
         return self.write_event("JOB_TERMINATED", cluster, proc, t, body)
 
     def remote_error(self, cluster: int, proc: int, t: float, *, daemon: str, host: str,
@@ -287,6 +292,18 @@ class EventLogWriter:
             f"    GridJobId: {_one_line('job_id', job_id) or 'UNKNOWN'}\n"
         )
         return self.write_event("GRID_SUBMIT", cluster, proc, t, body)
+
+    def grid_resource_up(self, cluster: int, proc: int, t: float, resource: str) -> str:
+        """025: `Grid Resource Back Up` with the job's GridResource."""
+        body = ("Grid Resource Back Up\n"
+                f"    GridResource: {_one_line('resource', resource) or 'UNKNOWN'}\n")
+        return self.write_event("GRID_RESOURCE_UP", cluster, proc, t, body)
+
+    def grid_resource_down(self, cluster: int, proc: int, t: float, resource: str) -> str:
+        """026: `Detected Down Grid Resource` with the job's GridResource."""
+        body = ("Detected Down Grid Resource\n"
+                f"    GridResource: {_one_line('resource', resource) or 'UNKNOWN'}\n")
+        return self.write_event("GRID_RESOURCE_DOWN", cluster, proc, t, body)
 
     def job_ad_information(
         self, cluster: int, proc: int, t: float, attrs: Mapping[str, str]

@@ -5,7 +5,8 @@ How this works
 :meth:`Driver.run_timeline` walks ``scenario.events_in_order()`` moment by moment. At a
 moment it sleeps until then (``trio.sleep_until``), lets the pool finish that instant
 (:meth:`Instants.settle`), then submits (SUBMIT_JOBS to the schedd) and acts
-(ACT_ON_JOBS, QEDIT, DC_RECONFIG; a kill or restart through the master) in file order.
+(ACT_ON_JOBS, QEDIT, DC_RECONFIG; a kill or restart through the master; SIM_SITE_DOWN and
+SIM_SITE_UP to the gridmanager) in file order.
 If the moment has expectations it settles again -- so they see what the submits and
 actions caused within the same simulated second -- takes one :func:`snapshot` of the pool
 and checks each. :meth:`Driver.wait_quiet` is ``until = "quiet"``: after each instant the
@@ -146,6 +147,8 @@ class Driver:
                 self._kill(spec)
             elif spec.do == "restart":
                 await self._restart(spec)
+            elif spec.do in ("site_down", "site_up"):
+                await self._site(spec)
         except PoolUnreachable as e:
             self.notes.append(f"{spec.label}: {e}")
 
@@ -192,6 +195,19 @@ class Driver:
             self.notes.append(f"{spec.label}: no {name} to restart")
             return
         await self.client.master.restart(name)  # type: ignore[attr-defined]
+
+    async def _site(self, spec: ActionSpec) -> None:
+        """A simulated site goes down or comes back: the gridmanager runs the sites."""
+        address = self.client.child_address("gridmanager")
+        if address is None:
+            self.notes.append(f"{spec.label}: no gridmanager is running to take "
+                              f"{spec.do} of \"{spec.site}\"")
+            return
+        msg: Message = (m.SIM_SITE_DOWN if spec.do == "site_down" else m.SIM_SITE_UP)(
+            resource=spec.site or "")
+        reply = await self.client.request(address, "gridmanager", msg)
+        if isinstance(reply, m.FAILED):
+            self.notes.append(f"{spec.label}: the gridmanager refused it: {reply.reason}")
 
     def _when(self) -> str:
         return f"t={int(trio.current_time()) - self.scenario.start}s"

@@ -6,8 +6,8 @@ Every daemon (and the replay driver) logs JSON lines to ``log/<Name>Log`` with a
 ``event`` name, ``sim_time`` and ``wall_time``. :func:`narrate` reads them all, keeps the
 records that tell a job's story (the events of :data:`STORY`, and any record naming a
 ``job``), orders them by simulated time (real time breaks ties: the order things happened
-in) and writes one sentence each, ``2026-01-01 00:01:00  negotiator matched 1.0 to
-slot1@exec1``. An event that is not in :data:`STORY` but names a job is shown as
+in) and writes one sentence each, ``2026-01-01 00:01:00  schedd takes the match of
+slot1@exec1 for 1.1``. An event that is not in :data:`STORY` but names a job is shown as
 ``<daemon>: <event> key=value ...``. docs/replay.md lists the events read.
 """
 
@@ -30,8 +30,10 @@ STORY: dict[str, str] = {
     # master
     "daemon_exited": "master: {daemon} exited (status {status}); restarting it in {restart_in}s",
     # negotiator
-    "matched": "negotiator matched {job} of {submitter} to {slot}",
+    "matched": "negotiator matched a request of {submitter} (autocluster {autocluster}, "
+               "request {request_count}, represented by {request}) to {slot}",
     # schedd
+    "match_received": "schedd takes the match of {slot} for {job}",
     "claimed": "schedd claimed a slot for {job}",
     "claim_refused": "schedd: the startd refused the claim for {job}: {reason}",
     "submitted": "schedd queued cluster {cluster} ({procs} jobs)",
@@ -40,6 +42,25 @@ STORY: dict[str, str] = {
     "periodic_policy": "schedd: periodic policy: {action} {job}",
     "job_requeued_after_restart": "schedd requeued {job} after its restart",
     "claim_released": "schedd released claim {claim}",
+    # job_router (the original is {job}, its routed copy {dest})
+    "route_candidate": "job router: {job} matches route {route}",
+    "route_not_routed": "job router does not route {job}: {why}",
+    "route_claimed": "job router claimed {job} (Managed = External)",
+    "route_claim_failed": "job router could not claim {job}: {why}",
+    "route_transform_failed": "job router: route {route} failed for {job}: {error}",
+    "route_submitted": "job router submitted {dest}, the routed copy of {job}, on route {route}",
+    "route_edited_in_place": "job router edited {job} in place (route {route})",
+    "route_source_removed": "job router: {job} was removed; its copy {dest} goes too",
+    "route_source_held": "job router: {job} was held; its copy {dest} is removed",
+    "route_dest_removed": "job router: the copy {dest} of {job} was removed; {job} is idle again",
+    "route_dest_finished": "job router: the copy {dest} of {job} completed",
+    "route_finalized": "job router finalized {job} (success {success})",
+    "route_yielded": "job router gave {job} back to the schedd (done {done})",
+    "route_periodic_policy": "job router: periodic policy of {job}: {action} ({reason})",
+    "route_orphan_adopted": "job router re-adopted {job} and its copy {dest}",
+    "route_orphan_yielded": "job router yielded the orphan {job}",
+    "route_orphan_removed": "job router removed the orphaned copy {dest} ({why})",
+    "route_throttle_changed": "job router: route {route}: {change}",
     # startd
     "slot_state_changed": "{slot} is {state}/{activity} ({cause})",
     # starter
@@ -85,8 +106,6 @@ def sentence(record: Mapping[str, Any]) -> str | None:
     if event == "scenario_action":
         fields["target"] = record.get("job") or record.get("constraint") or \
             record.get("target") or "every daemon"
-    if event == "matched" and "job" not in record:
-        fields["job"] = "a request"
     template = STORY.get(event)
     if template is not None:
         return template.format_map(fields)

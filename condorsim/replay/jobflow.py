@@ -9,7 +9,8 @@ directory keeps beside it:
 1. **the submit**: the schedd logs ``submitted`` (``cluster``, ``procs``) right before it
    answers ``SUBMIT_RESULT``, so the n-th SUBMIT_RESULT of the trace is the n-th
    ``submitted`` of ``log/SchedLog`` (same simulated second, or the pairing stops). The
-   RESCHEDULE the schedd sends after that submit belongs to the same jobs;
+   first RESCHEDULE the schedd sends after that submit (after its next collector update)
+   belongs to the same jobs;
 2. **the negotiation**: a match (PERMISSION_AND_AD) is for a resource request -- an
    autocluster -- and the schedd picks the job it claims the slot for, at once: the
    schedd's REQUEST_CLAIM (which carries the job) follows its oldest unclaimed
@@ -139,7 +140,9 @@ def attribute_jobs(records: Sequence[Record], logs: Iterable[Record] = ()) -> li
 
 
 def _submits(records: Sequence[Record], jobs: list[set[str]], submitted: deque[Record]) -> None:
-    reschedule_for: dict[str, tuple[float, set[str]]] = {}  # schedd -> its last submit
+    # schedd -> the jobs submitted since its last RESCHEDULE: the schedd sends one, after its
+    # next collector update (no sooner than SCHEDD_MIN_INTERVAL), for every submit before it
+    reschedule_for: dict[str, set[str]] = {}
     for i, r in enumerate(records):
         cmd, sender = r["cmd"], str(r["from"])
         if cmd == "SUBMIT_RESULT" and _daemon(sender) == "schedd" and submitted:
@@ -151,11 +154,9 @@ def _submits(records: Sequence[Record], jobs: list[set[str]], submitted: deque[R
             cluster, procs = event.get("cluster"), event.get("procs")
             if isinstance(cluster, int) and isinstance(procs, int):
                 jobs[i] |= {f"{cluster}.{p}" for p in range(procs)}
-                reschedule_for[sender] = (r["t"], set(jobs[i]))
+                reschedule_for.setdefault(sender, set()).update(jobs[i])
         elif cmd == "RESCHEDULE" and sender in reschedule_for:
-            submitted_at, submitted_jobs = reschedule_for.pop(sender)
-            if _same_time(submitted_at, r["t"]):
-                jobs[i] |= submitted_jobs
+            jobs[i] |= reschedule_for.pop(sender)
 
 
 def _negotiations(records: Sequence[Record], jobs: list[set[str]]) -> None:

@@ -6,9 +6,11 @@ How this works
 ``condor_config``: first what the pool needs (LOCAL_DIR, LOG, SPOOL, EXECUTE,
 DAEMON_LIST, COLLECTOR_HOST, SIM_TIMEZONE, SIM_SEED), then the machines of
 ``[[machine]]`` as ``SIM_MACHINES`` and ``SIM_MACHINE_<name>_<FIELD>`` knobs (read by the
-startd), then the scenario's ``config_file`` and its ``[config]`` knobs, which win. The
-scenario's ``[[file]]`` entries are written next (files.py); ``$(LOCAL_DIR)`` in a knob names
-the run directory, so ``X_HOOK_FETCH_WORK = $(LOCAL_DIR)/hooks/fetch.sh`` finds one.
+startd), the sites of ``[[site]]`` as ``SIM_GRID_SITES`` (read by the gridmanager; without
+``[[site]]`` the knob's default site serves), then the scenario's ``config_file`` and its
+``[config]`` knobs, which win. The scenario's ``[[file]]`` entries are written next
+(files.py); ``$(LOCAL_DIR)`` in a knob names the run directory, so
+``X_HOOK_FETCH_WORK = $(LOCAL_DIR)/hooks/fetch.sh`` finds one.
 
 DAEMON_LIST names the daemons whose modules are installed (``daemons.<name>``), so a
 scenario runs with the pool that exists; a scenario's own ``DAEMON_LIST`` wins.
@@ -76,6 +78,20 @@ def machine_knobs(scenario: Scenario) -> dict[str, str]:
     return knobs
 
 
+def _classad_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def site_knobs(scenario: Scenario) -> dict[str, str]:
+    """``SIM_GRID_SITES``: one ClassAd per ``[[site]]`` (none without sites)."""
+    if not scenario.sites:
+        return {}
+    ads = [f"[ Resource = {_classad_string(s.resource)}; Slots = {s.slots}; "
+           f"StartDelay = {s.start_delay}; FailureRate = {s.failure_rate!r} ]"
+           for s in scenario.sites]
+    return {"SIM_GRID_SITES": "\n".join(ads) + "\n"}
+
+
 def config_text(scenario: Scenario, run_dir: Path) -> str:
     """The whole condor_config of a scenario's pool running in ``run_dir``."""
     out = [f"{CONFIG_HEADER} {scenario.source}, written by condorsim replay.\n"]
@@ -91,6 +107,7 @@ def config_text(scenario: Scenario, run_dir: Path) -> str:
     }
     out += _section("what every replay pool needs", base.items())
     out += _section("[[machine]]", machine_knobs(scenario).items())
+    out += _section("[[site]]", site_knobs(scenario).items())
     if scenario.config_file is not None:
         out.append(f"\n# config_file = {scenario.config_file}\n")
         text = scenario.config_file.read_text(encoding="utf-8")

@@ -20,9 +20,9 @@ from __future__ import annotations
 import importlib
 import json
 import shutil
+import signal
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,8 +45,6 @@ from .instants import Instants, ReplayCoordinator, ReplayHost
 from .poolconfig import CONFIG_HEADER, make_run_dir
 from .progress import Progress
 from .view import snapshot
-
-STOP_TIMEOUT = 10.0  # real seconds a daemon gets to exit on SIGTERM
 
 
 @dataclass
@@ -223,23 +221,26 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
 
 
 async def stop_pool(master: Any) -> None:
-    """SIGTERM every daemon the master started, last started first, and wait for each
-    (SIGKILL after :data:`STOP_TIMEOUT` real seconds); the master restarts none of them."""
+    """End the run: every daemon the master started is killed (SIGKILL) and waited for; the
+    master restarts none of them.
+
+    The replay is over and simulated time stands still at its end: nothing may happen after
+    it. A SIGTERM would start each daemon's shutdown -- a starter killing its jobs, a shadow
+    writing evictions and exits stamped with the frozen time -- into the trace and the user
+    logs, in whatever order the processes happen to exit (a replay that ran twice differed
+    there). Every daemon has already written what it did (logs are flushed per record;
+    job_queue.log per transaction), so nothing is lost."""
     master._stopping = True  # the master's own flag: do not restart what exits now
-    for child in reversed(list(master.children.values())):
-        proc = child.process
-        if proc is None or proc.returncode is not None:
-            continue
-        proc.terminate()
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_kill_later, proc)
-            await proc.wait()
-            nursery.cancel_scope.cancel()
-
-
-async def _kill_later(proc: trio.Process) -> None:
-    await trio.to_thread.run_sync(time.sleep, STOP_TIMEOUT, abandon_on_cancel=True)
-    proc.kill()
+    procs = [child.process for child in master.children.values()
+             if child.process is not None and child.process.returncode is None]
+    # First freeze them all (SIGSTOP): none can see another one's death and act on it (a
+    # shadow writing an eviction for its starter's broken connection), then kill them.
+    for proc in procs:
+        proc.send_signal(signal.SIGSTOP)
+    for proc in procs:
+        proc.kill()
+    for proc in procs:
+        await proc.wait()
 
 
 def _close_log(log: Any) -> None:

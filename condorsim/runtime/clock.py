@@ -25,17 +25,27 @@ import trio
 
 
 class WallClock(trio.abc.Clock):
-    """Simulated time = ``start`` + real elapsed time x ``speed``."""
+    """Simulated time = ``start`` + real elapsed time x ``speed``.
 
-    def __init__(self, start: float, speed: float = 1.0) -> None:
+    ``origin`` is the host's epoch time at which simulated time was ``start`` (default:
+    now). Every process of a pool is given the same pair, so their clocks agree however
+    long each took to start: a job's CommittedTime (the shadow's clock) and its
+    RemoteWallClockTime (the schedd's) are the same seconds.
+    """
+
+    def __init__(self, start: float, speed: float = 1.0, origin: float | None = None) -> None:
         if speed <= 0:
             raise ValueError(f"speed must be positive, not {speed}")
         self.start = float(start)
         self.speed = float(speed)
-        self._t0 = _time.monotonic()
+        self.origin = _time.time() if origin is None else float(origin)
+        self._t0 = self._anchor()
+
+    def _anchor(self) -> float:
+        return _time.monotonic() - max(0.0, _time.time() - self.origin)
 
     def start_clock(self) -> None:
-        self._t0 = _time.monotonic()
+        self._t0 = self._anchor()
 
     def current_time(self) -> float:
         return self.start + (_time.monotonic() - self._t0) * self.speed

@@ -39,6 +39,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--clock", choices=["virtual", "wall"], default="wall")
     p.add_argument("--coordinator", help="address of the virtual-time coordinator")
     p.add_argument("--start", type=float, default=None, help="simulated start (epoch s)")
+    p.add_argument("--wall-origin", type=float, default=None,
+                   help="wall clock: the host's epoch time at which simulated time was --start")
     p.add_argument("--speed", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--trace", type=Path, help="append the message trace here")
@@ -71,7 +73,7 @@ def daemon_main(
             return 2
         clock = VirtualClock(start)
     else:
-        clock = WallClock(start, args.speed)
+        clock = WallClock(start, args.speed, args.wall_origin)
 
     async def main() -> None:
         virtual = isinstance(clock, VirtualClock)

@@ -161,7 +161,8 @@ class ActionSpec:
     """One ``[[action]]``: what a user or an admin does at ``at``.
 
     ``job`` is ``"cluster.proc"`` or ``"cluster"``; ``config`` (our extension, only
-    with ``do = "reconfig"``) holds knobs set just before the reconfig.
+    with ``do = "reconfig"``) holds knobs set just before the reconfig; ``site`` (only
+    with ``site_down`` and ``site_up``) is a ``[[site]]``'s resource.
     """
 
     index: int
@@ -175,6 +176,7 @@ class ActionSpec:
     value: str | None = None
     daemon: str | None = None
     config: Mapping[str, str] = field(default_factory=dict)
+    site: str | None = None
 
     kind: ClassVar[str] = "action"
 

@@ -8,11 +8,12 @@ __all__ = ["ACTIONS", "AD_TYPES", "DAEMONS", "EVENT_NAMES"]
 
 ACTIONS: Final = (
     "hold", "release", "remove", "qedit", "suspend", "continue", "vacate",
-    "reconfig", "kill", "restart",
+    "reconfig", "kill", "restart", "site_down", "site_up",
 )
 """``do`` of an ``[[action]]``: condor_hold, condor_release, condor_rm, condor_qedit,
-condor_suspend, condor_continue, condor_vacate_job, condor_reconfig, and a daemon
-killed (SIGKILL) or restarted (condor_restart -daemon)."""
+condor_suspend, condor_continue, condor_vacate_job, condor_reconfig, a daemon
+killed (SIGKILL) or restarted (condor_restart -daemon), and a ``[[site]]`` going down
+or coming back up."""
 
 DAEMONS: Final = (
     "master", "collector", "negotiator", "schedd", "startd", "shadow", "starter",
@@ -35,5 +36,5 @@ EVENT_NAMES: Final = (
 """The names of ``htcondor.JobEventType`` (HTCondor 24.0), in event-number order."""
 
 AD_TYPES: Final = ("Machine", "Scheduler", "Submitter", "Negotiator", "DaemonMaster",
-                   "Collector")
+                   "Collector", "Grid")
 """The MyType of the collector ads ``ads`` may name."""

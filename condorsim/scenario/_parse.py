@@ -26,6 +26,7 @@ from ._files import check_files, file_label, parse_file
 from ._jobs import check_submits
 from ._locate import Locator
 from ._model import QUIET, Scenario, TimelineEntry
+from ._routing import check_routing
 from ._sections import (
     entry_label,
     parse_action,
@@ -106,6 +107,7 @@ def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".
     check_files(ctx, scenario.files)
     _check_moments(ctx, scenario)
     check_submits(ctx, scenario)
+    check_routing(ctx, scenario)
     return scenario
 
 
@@ -238,6 +240,12 @@ def _check_unique_names(ctx: FileContext, scenario: Scenario) -> None:
             raise ctx.error(f"[[site]] #{first} has the same resource", section="site",
                             index=site.index, key="resource", where=site.label,
                             field="resource")
+    for action in scenario.actions:
+        if action.site is not None and action.site not in resources:
+            known = ", ".join(f'"{r}"' for r in resources) or "none: add a [[site]]"
+            raise ctx.error(f'no [[site]] has resource "{action.site}" (sites: {known})',
+                            section="action", index=action.index, key="site",
+                            where=action.label, field="site")
 
 
 def _check_moments(ctx: FileContext, scenario: Scenario) -> None:

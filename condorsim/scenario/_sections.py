@@ -50,9 +50,12 @@ _ACTION_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "reconfig": ("daemon", "config"),
     "kill": ("daemon",),
     "restart": ("daemon",),
+    "site_down": ("site",),
+    "site_up": ("site",),
 }
 _FIELD_OF: Final = {"job": "target", "constraint": "target", "reason": "reason",
-                     "attr": "attr", "value": "value", "daemon": "daemon", "config": "config"}
+                     "attr": "attr", "value": "value", "daemon": "daemon", "config": "config",
+                     "site": "site"}
 
 
 def at_text(raw: Any) -> str:
@@ -222,7 +225,7 @@ def _target(entry: Entry, whole_cluster: bool, required: bool) -> tuple[str | No
 def parse_action(entry: Entry, start: int) -> ActionSpec:
     """An ``[[action]]`` entry."""
     entry.check_keys(("at", "do", "job", "constraint", "reason", "attr", "value", "daemon",
-                      "config"))
+                      "config", "site"))
     at, shown = _moment(entry, start, None)
     entry.require("do", f"what to do: one of {', '.join(ACTIONS)}")
     do = entry.string("do")
@@ -243,6 +246,8 @@ def parse_action(entry: Entry, start: int) -> ActionSpec:
         assert attr is not None
         if not ATTRIBUTE_NAME.fullmatch(attr):
             entry.fail("attr", f"'{attr}' is not a ClassAd attribute name")
+    if do in ("site_down", "site_up"):
+        entry.require("site", "the resource of the [[site]] it concerns")
     daemon = entry.string("daemon")
     if do in ("kill", "restart"):
         entry.require("daemon", f"which daemon: one of {', '.join(DAEMONS)}")
@@ -259,6 +264,7 @@ def parse_action(entry: Entry, start: int) -> ActionSpec:
         index=entry.index, at=_not_end(entry, at), at_text=shown, do=do, job=job,
         constraint=constraint, reason=entry.string("reason"), attr=entry.string("attr"),
         value=_expression(entry, "value"), daemon=daemon, config=config,
+        site=entry.string("site"),
     )
 
 

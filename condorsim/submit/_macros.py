@@ -16,16 +16,24 @@ HTCondor's ``expand_macro`` does, so a macro may build the name of another
 * ``$ENV(name)`` and ``$ENV(name:default)`` -- an unset variable gives ``UNDEFINED``;
 * ``$F<opts>(name)`` with opts among ``p d n x q`` -- parts of a file name (of the
   name itself when it is not a macro);
-* ``$(DOLLAR)`` -- a literal ``$``, put in after every other macro is expanded.
+* ``$(DOLLAR)`` -- a literal ``$``, put in after every other macro is expanded;
+* the macro functions ``$INT()``, ``$REAL()``, ``$STRING()``, ``$EVAL()``, ``$SUBSTR()``,
+  ``$CHOICE()``, ``$RANDOM_CHOICE()``, ``$RANDOM_INTEGER()``, ``$BASENAME()``,
+  ``$DIRNAME()`` and ``$F<letters>()`` with letters beyond ``pdnxq``, computed by
+  :mod:`condorsim.macro_functions` (random ones from the table's seeded ``rng``).
 
 ``$$(...)`` is left untouched for the schedd; so is anything else that looks like a
-macro but is not one of these (``$(ENV(X))``, ``$(a b)``, ``$INT(x)``).
+macro but is not one of these (``$(ENV(X))``, ``$(a b)``, ``$UNKNOWN(x)``).
 """
 
 from __future__ import annotations
 
+import os
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from condorsim import macro_functions
 
 _ID = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./")
 _FOPTS = frozenset("pdnxqPDNXQ")
@@ -46,6 +54,15 @@ class MacroTable:
     live: dict[str, str] = field(default_factory=dict)
     defaults: dict[str, str] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    """The source of ``$RANDOM_CHOICE()`` / ``$RANDOM_INTEGER()`` (seeded: same text, same jobs)."""
+
+    def call_function(self, word: str, body: str) -> str:
+        """The value of the macro function ``$word(body)``; MacroError when it fails."""
+        try:
+            return macro_functions.evaluate(word, body, self, rng=self.rng, cwd=os.getcwd())
+        except macro_functions.MacroFunctionError as exc:
+            raise MacroError(str(exc)) from None
 
     def set(self, key: str, value: str) -> None:
         """Assign a submit command. A reference to itself takes the previous value: as
@@ -116,6 +133,8 @@ class _Found:
             if value is None:
                 value = self.default if self.default is not None else "UNDEFINED"
             return self.start, self.end, value
+        if self.kind == "function":
+            return self.start, self.end, table.call_function(self.opts, self.name)
         raw = table.raw(self.name)
         if self.kind == "file":
             # $F of a name that is not a macro works on the name itself.
@@ -173,6 +192,9 @@ def _macro_at(text: str, i: int) -> _Found | None:
             if found is not None and found.default is None:
                 found.opts = text[i + 2 : j].lower()
                 return found
+    call = macro_functions.function_at(text, i)
+    if call is not None:
+        return _Found("function", i, call[2], call[1], None, call[0])
     return None
 
 
@@ -228,7 +250,7 @@ def _substitute_self(value: str, lower_key: str, old: str | None, table: MacroTa
             start = i + 2
             continue
         found = _macro_at(out, i)
-        if found is None or found.kind == "env" or found.name.lower() != lower_key:
+        if found is None or found.kind in ("env", "function") or found.name.lower() != lower_key:
             start = i + 1
             continue
         if found.kind == "file":

@@ -15,13 +15,12 @@ from __future__ import annotations
 import getpass
 import os
 import sys
-import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from condorsim import pool as poolmod
-from condorsim.classad import ClassAd, ClassAdError, parse_expr
+from condorsim.classad import ClassAd, ClassAdError, EvalContext, parse_expr
 from condorsim.jobs.codes import STATUS_LETTER
 from condorsim.status.views import format_time, value_text
 from condorsim.wire import Message
@@ -85,7 +84,7 @@ def server_time(ads: Sequence[ClassAd]) -> int:
         t = ad.evaluate("ServerTime")
         if isinstance(t, int) and not isinstance(t, bool):
             return t
-    return int(time.time())
+    return poolmod.pool_time()
 
 
 def header(name: str, address: str, now: int, tz: str) -> str:
@@ -174,13 +173,18 @@ def format_long(ads: Sequence[ClassAd]) -> str:
     return "\n".join(ad.to_long() for ad in ads) + ("\n" if ads else "")
 
 
-def format_af(ads: Sequence[ClassAd], attrs: Sequence[str]) -> str:
+def format_af(ads: Sequence[ClassAd], attrs: Sequence[str], now: int | None = None) -> str:
+    """condor_q/condor_history -af: one line per ad; ``time()`` is the schedd's time of the
+    answer (ServerTime), else ``now`` (the pool's time)."""
     out = ""
+    default = poolmod.pool_time() if now is None else now
     for ad in ads:
+        server = ad.evaluate("ServerTime")
+        ctx = EvalContext(now=server if type(server) is int else default)
         cells = []
         for attr in attrs:
             try:
-                cells.append(value_text(parse_expr(attr).evaluate(my=ad)))
+                cells.append(value_text(parse_expr(attr).evaluate(my=ad, ctx=ctx)))
             except ClassAdError:
                 cells.append("undefined")
         out += " ".join(cells) + "\n"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 
 from condorsim import pool as poolmod
 from condorsim.status import USAGE, StatusArgError, format_status, parse_status_args
@@ -30,8 +29,7 @@ def main(argv: list[str]) -> int:
     except ToolError as e:
         print(f"condorsim status: {e}", file=sys.stderr)
         return 1
-    now = max((int(a.evaluate("LastHeardFrom")) for a in ads
-               if isinstance(a.evaluate("LastHeardFrom"), int)), default=int(time.time()))
+    now = poolmod.pool_time(home)
     text = format_status(ads, req.mode, attrs=req.attrs, now=now)
     if text:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

@@ -79,6 +79,15 @@ SIM_END_OF_INSTANT          coordinator -> part.    (round) -- run end-of-instan
 SIM_CLOCK_PREPARE           coordinator -> part.    (now) -- a jump to ``now`` is coming
 SIM_CLOCK_PREPARED          participant -> coord.   (now) -- ready for the jump
 SIM_CLOCK_ADVANCE           coordinator -> part.    (now) -- simulated time is now ``now``
+
+*grid universe* (schedd <-> gridmanager; docs/gridmanager.md)
+GRIDMAN_ADD_JOBS            schedd -> gridmanager   () -- grid jobs to adopt (reply: none)
+GRIDMAN_REMOVE_JOBS         schedd -> gridmanager   () -- grid jobs held or removed (reply: none)
+UPDATE_JOBAD                schedd -> gridmanager   (job, ad) -- qedit changed a managed job
+GRIDMAN_UPDATE              gridmanager -> schedd   (job, ad, destroy) -- set attributes, then
+                                                    leave the queue if destroy (OK or FAILED)
+SIM_SITE_DOWN               replay -> gridmanager   (resource) -- a simulated site goes down
+SIM_SITE_UP                 replay -> gridmanager   (resource) -- ... and comes back
 =========================== ======================= ===============================================
 
 HTCondor's numeric codes and CEDAR encodings are not used: the command travels by name.
@@ -651,3 +660,103 @@ class STARTER_HOLD(Message):
 @message("STARTER_REMOVE")
 class STARTER_REMOVE(Message):
     job: str
+
+
+# Job router -> schedd: the queue management (qmgmt) operations of HTCondor's
+# condor_job_router/submit_job.cpp, each done by the schedd in one transaction.
+
+
+@message("QMGMT_CLAIM_JOB")
+class QMGMT_CLAIM_JOB(Message):
+    """claim_job: if the job is Idle and Managed is missing or "Schedd", set Managed =
+    "External" and ManagedManager = ``manager``. Reply QMGMT_RESULT (code ok/busy/error)."""
+
+    job: str
+    manager: str
+
+
+@message("QMGMT_YIELD_JOB")
+class QMGMT_YIELD_JOB(Message):
+    """yield_job: hand a job back (Managed "Schedd", or "ScheddDone" when ``done``).
+    Reply QMGMT_RESULT (code ok/stop/error)."""
+
+    job: str
+    manager: str
+    done: bool
+    release_on_hold: bool
+
+
+@message("QMGMT_SUBMIT_AD")
+class QMGMT_SUBMIT_AD(Message):
+    """submit_job: a new cluster of one proc from a whole job ad, as ``owner``.
+    Reply SUBMIT_RESULT or FAILED."""
+
+    owner: str
+    ad: ClassAd
+
+
+@message("QMGMT_SET_ATTRIBUTES")
+class QMGMT_SET_ATTRIBUTES(Message):
+    """push_dirty_attributes: set (and delete) attributes of one job; a JobStatus change
+    never moves a job away from Removed or Completed. Reply QMGMT_RESULT."""
+
+    job: str
+    ad: ClassAd
+    delete: list[str]
+
+
+@message("QMGMT_RESULT")
+class QMGMT_RESULT(Message):
+    ok: bool
+    code: str
+    reason: str
+
+
+# Schedd <-> gridmanager (docs/gridmanager.md). HTCondor's schedd signals its gridmanager
+# (GRIDMAN_ADD_JOBS, GRIDMAN_REMOVE_JOBS, UPDATE_JOBAD); the gridmanager reads the queue with
+# qmgmt queries (QUERY_JOB_ADS here) and writes it with SetAttribute and DestroyProc.
+
+
+@message("GRIDMAN_ADD_JOBS")
+class GRIDMAN_ADD_JOBS(Message):
+    """There are grid jobs the gridmanager does not manage yet: look at the queue."""
+
+
+@message("GRIDMAN_REMOVE_JOBS")
+class GRIDMAN_REMOVE_JOBS(Message):
+    """Grid jobs the gridmanager manages were held or removed: look at the queue."""
+
+
+@message("UPDATE_JOBAD")
+class UPDATE_JOBAD(Message):
+    """qedit changed ``ad``'s attributes of a job the gridmanager manages."""
+
+    job: str
+    ad: ClassAd
+
+
+@message("GRIDMAN_UPDATE")
+class GRIDMAN_UPDATE(Message):
+    """The gridmanager's changes to one job (SetAttribute each), then, with ``destroy``, the
+    job leaves the queue (DestroyProc). Answered OK, or FAILED when there is no such job."""
+
+    job: str
+    ad: ClassAd
+    destroy: bool
+
+
+# Replay driver -> gridmanager (condorsim's own: a simulated site's outage).
+
+
+@message("SIM_SITE_DOWN")
+class SIM_SITE_DOWN(Message):
+    """The simulated site serving ``resource`` goes down (OK, or FAILED: no such site)."""
+
+    resource: str
+
+
+@message("SIM_SITE_UP")
+class SIM_SITE_UP(Message):
+    """The simulated site serving ``resource`` is back (OK, or FAILED: no such site)."""
+
+    resource: str

@@ -6,8 +6,10 @@ How this works
 collector first (everyone finds the pool through it), then the rest as listed;
 :func:`start_after` says which must wait for which (the rest start at once). condorsim
 runs one shadow process per schedd and one starter process per startd (each serving every
-job of its parent as an instance), so the master starts SHADOW after SCHEDD and STARTER after
-STARTD, although HTCondor's own DAEMON_LIST never names them.
+job of its parent as an instance), and one gridmanager per schedd (serving every grid job of
+every owner), so the master starts SHADOW and GRIDMANAGER after SCHEDD and STARTER after
+STARTD, although HTCondor's own DAEMON_LIST never names them (its schedd spawns shadows and
+gridmanagers, its startd starters).
 
 :class:`RestartPolicy` is HTCondor's back-off: after a daemon dies the master waits
 ``MASTER_BACKOFF_CONSTANT + ceil(MASTER_BACKOFF_FACTOR ** n)`` seconds, at most
@@ -32,7 +34,7 @@ KNOWN_DAEMONS: dict[str, tuple[str, str]] = {
     "GRIDMANAGER": ("gridmanager", "daemons.gridmanager"),
 }
 
-_COMPANIONS = {"SCHEDD": "SHADOW", "STARTD": "STARTER"}
+_COMPANIONS = {"SCHEDD": ("SHADOW", "GRIDMANAGER"), "STARTD": ("STARTER",)}
 
 
 class DaemonListError(ValueError):
@@ -59,9 +61,9 @@ def daemon_plan(daemon_list: list[str], available: set[str] | None = None) -> li
                 f"(known: MASTER, {', '.join(sorted(KNOWN_DAEMONS))})"
             )
         keys.append(key)
-        companion = _COMPANIONS.get(key)
-        if companion and companion not in keys:
-            keys.append(companion)
+        for companion in _COMPANIONS.get(key, ()):
+            if companion not in keys:
+                keys.append(companion)
     keys.sort(key=lambda k: 0 if k == "COLLECTOR" else 1)
     plan = []
     for key in keys:
@@ -73,14 +75,15 @@ def daemon_plan(daemon_list: list[str], available: set[str] | None = None) -> li
 
 
 def start_after(plan: list[PlannedDaemon]) -> dict[str, str]:
-    """Which daemon must be up before another starts (process names): SHADOW after its
-    SCHEDD and STARTER after its STARTD, which they look up in the collector as they start.
+    """Which daemon must be up before another starts (process names): SHADOW and
+    GRIDMANAGER after their SCHEDD and STARTER after its STARTD, which they look up in the
+    collector as they start.
 
     Everything else starts at once, as soon as the collector (always first) is up.
     """
     names = {p.key: p.name for p in plan}
-    return {names[companion]: names[parent] for parent, companion in _COMPANIONS.items()
-            if parent in names and companion in names}
+    return {names[companion]: names[parent] for parent, companions in _COMPANIONS.items()
+            for companion in companions if parent in names and companion in names}
 
 
 @dataclass

@@ -21,6 +21,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,7 +180,7 @@ class Master:
             "--name", name,
             "--run-dir", str(o.run_dir),
             "--clock", o.clock,
-            "--start", repr(trio.current_time()),
+            "--start", repr(trio.current_time()), "--wall-origin", repr(time.time()),
             "--speed", repr(o.speed),
             "--seed", str(o.seed),
             "--address-file", str(log_dir / f".{name}_address"),

@@ -264,7 +264,9 @@ class Negotiator:
         wanted = count if type(count) is int and count > 0 else 1
         weights = self.policy.use_slot_weights
         ranked = iter(mm.candidates(request, name, eup))
-        for _ in range(wanted):
+        cluster, proc = request.evaluate("ClusterId"), request.evaluate("ProcId")
+        autocluster = request.evaluate("AutoClusterId")
+        for offer in range(wanted):
             if outcome.used >= limit:
                 # the limit is reached: stop, no rejection (HTCondor's "Reached submitter
                 # resource limit")
@@ -285,9 +287,14 @@ class Negotiator:
             mm.take(best)
             outcome.used += weight
             stats.matches += 1
-            # HTCondor's MatchLog line: "Matched 1.0 alice@x <schedd> preempting none <startd> slot1@m"
-            cluster, proc = request.evaluate("ClusterId"), request.evaluate("ProcId")
-            self._ctx.log.info("matched", job=f"{cluster}.{proc}", submitter=name,
+            # HTCondor's NegotiatorLog: "Request 00001.00000: autocluster 1 (request count 2
+            # of 3)" then "Matched 1.0 alice@x <schedd> preempting none <startd> slot1@m". The
+            # id is the request's (the autocluster's representative job), repeated for every
+            # match of the request: which job takes the slot is the schedd's choice (its
+            # "match_received" record names it).
+            self._ctx.log.info("matched", request=f"{cluster}.{proc}", submitter=name,
+                               autocluster=autocluster if type(autocluster) is int else None,
+                               request_count=f"{offer + 1} of {wanted}",
                                schedd=conn.peer, slot=best.name,
                                preempting=best.preemption.name.lower(),
                                remote_user=remote_user(best.slot) or None)

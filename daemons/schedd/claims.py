@@ -27,6 +27,7 @@ from condorsim.classad import (
     symmetric_match,
 )
 from condorsim.jobs.codes import HoldCode, JobStatus, ShadowExit
+from condorsim.jobs.managed import needs_a_slot
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
@@ -117,7 +118,8 @@ class ClaimKeeper:
     async def _start_job(self, claim: Claim, job: JobId) -> None:
         q = self.queue
         now = int(trio.current_time())
-        if job not in q.jobs or q.status(job) != JobStatus.IDLE or job in q.has_shadow:
+        if job not in q.jobs or q.status(job) != JobStatus.IDLE or job in q.has_shadow or \
+                not needs_a_slot(q.jobs[job]):  # e.g. the router claimed it meanwhile
             self.pending.discard(job)
             self._offer(claim)
             return
@@ -209,7 +211,8 @@ class ClaimKeeper:
             ctx = EvalContext(now=now)
             idle = sorted(
                 (j for j in q.jobs if q.status(j) == JobStatus.IDLE
-                 and j not in q.has_shadow and j not in self.pending),
+                 and j not in q.has_shadow and j not in self.pending
+                 and needs_a_slot(q.jobs[j])),
                 key=lambda j: priority_key(j, q.jobs[j]))
             for job in idle:
                 if symmetric_match(q.jobs[job], claim.slot_ad, ctx):

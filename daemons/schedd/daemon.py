@@ -5,7 +5,8 @@ How this works
 Serves the tools (SUBMIT_JOBS, ACT_ON_JOBS, QEDIT, QUERY_JOB_ADS, QUERY_HISTORY), the
 negotiator (NEGOTIATE / SEND_RESOURCE_REQUEST_LIST / PERMISSION_AND_AD /
 REJECTED_WITH_REASON / END_NEGOTIATE on one connection, kept per connection in
-``_sessions``) and the shadow (SHADOW_UPDATE, SHADOW_EXIT, SHADOW_STARTED). Timers: the collector update
+``_sessions``), the shadow (SHADOW_UPDATE, SHADOW_EXIT, SHADOW_STARTED) and the gridmanager
+(GRIDMAN_UPDATE; grid jobs are handed to it, :mod:`.grid`). Timers: the collector update
 (every SCHEDD_INTERVAL, and SCHEDD_MIN_INTERVAL after a queue change), the periodic policy
 (PERIODIC_EXPR_INTERVAL) and the claims' keep-alives. The schedd's cron jobs (cron.py) add
 their output to the schedd ad. Claims live in :mod:`.claims`.
@@ -20,15 +21,21 @@ from typing import Any
 import trio
 
 from condorsim.classad import ClassAd, ClassAdError
-from condorsim.jobs.codes import JobStatus
+from condorsim.config import KNOBS, Config, ConfigError
+from condorsim.jobs.codes import JobStatus, Universe
+from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid, managed_externally
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.transform import JobTransforms
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
+from . import qmgmt
 from .claims import ClaimKeeper
 from .cron import ScheddCron
+from .grid import GridLink, apply_gridmanager_update
 from .history import read_history
+from .local import LOCAL_UNIVERSES, LocalJobs, Phase, start_expressions, universe_of
 from .negotiation import Negotiations
 from .policy import evaluate_periodic
 from .queue import JobQueue
@@ -36,7 +43,28 @@ from .reconnect import Reconnector
 from .running import apply_shadow_ad, recover_after_restart, update_cron
 from .store import JobId, ScheddError, job_str
 
+_ZERO_COUNTS = {"IdleJobs": 0, "RunningJobs": 0, "HeldJobs": 0, "LocalJobsIdle": 0,
+                "LocalJobsRunning": 0, "SchedulerJobsIdle": 0, "SchedulerJobsRunning": 0}
+
 QUEUE_COMMANDS = ("SUBMIT_JOBS", "ACT_ON_JOBS", "QEDIT", "QUERY_JOB_ADS", "QUERY_HISTORY")
+
+
+def submit_config(cfg: Config) -> dict[str, str]:
+    """The configuration condor_submit would read on this host: every knob set or defaulted.
+
+    condor_submit writes ScheddInterval, User (UID_DOMAIN), FileSystemDomain and its
+    defaults from the submit host's configuration; here the schedd translates the
+    description, so it hands over the pool's values (one UID_DOMAIN for the whole pool).
+    """
+    out: dict[str, str] = {}
+    for name in {k for k in KNOBS if "<" not in k} | set(cfg.names()):
+        try:
+            value = cfg.get(name)
+        except ConfigError:
+            continue  # a value that does not expand (a transform's own $INT(...)): not submit's
+        if value is not None:
+            out[name] = value
+    return out
 
 
 def _parse_job(text: str) -> JobId | None:
@@ -48,6 +76,8 @@ class Schedd:
     def __init__(self) -> None:
         self.queue: JobQueue | None = None
         self._wakeup = trio.Event()
+        self._reschedule_pending = False
+        self._local_wake: dict[JobId, trio.Event] = {}
         self._last_owners: set[str] = set()
 
     # -- life cycle
@@ -63,7 +93,7 @@ class Schedd:
         now = int(trio.current_time())
         spool = ctx.path("SPOOL", "spool")
         self.queue = JobQueue(spool, history=ctx.path("HISTORY", str(spool / "history")),
-                              tz=self.tz, super_users=supers,
+                              tz=self.tz, super_users=supers, submit_config=submit_config(cfg),
                               on_warning=lambda w: ctx.log.warning("user_log_failed", error=w))
         try:
             self.queue.open(now)
@@ -72,6 +102,7 @@ class Schedd:
             raise
         for w in self.queue.store.warnings:
             ctx.log.warning("job_queue_warning", warning=w)
+        self._load_transforms()
         recovery = recover_after_restart(self.queue, now)
         for job in recovery.requeued:
             ctx.log.info("job_requeued_after_restart", job=job_str(job))
@@ -84,7 +115,12 @@ class Schedd:
                     lambda task_status: ctx.serve(self._handle, task_status=task_status))
                 self.host = self.address
                 self.queue.userlogs.host = self.address
+                self.local = LocalJobs(
+                    self.queue, host=self.address, tz=self.tz,
+                    default_runtime=cfg.get_float("SIM_DEFAULT_RUNTIME", 600),
+                    start_exprs=self._start_expressions())
                 self.claims = ClaimKeeper(self)
+                self.grid = GridLink(self)
                 self.reconnector = Reconnector(self)
                 self.reconnector.start(recovery.reconnect, now)
                 self.negotiations = Negotiations(
@@ -101,9 +137,31 @@ class Schedd:
         finally:
             self.queue.store.close()
 
+    def _load_transforms(self) -> None:
+        """JOB_TRANSFORM_NAMES (a transform that does not parse is logged and left out)."""
+        assert self.queue is not None
+        transforms = JobTransforms.from_config(self.ctx.config)
+        for error in transforms.errors:
+            self.ctx.log.error("job_transform_invalid", error=str(error))
+        for note in transforms.notes:
+            self.ctx.log.warning("job_transform_ignored", note=note)
+        self.queue.transforms = transforms
+
     def poke(self) -> None:
         """The queue changed: the collector update comes soon."""
         self._wakeup.set()
+
+    def need_reschedule(self) -> None:
+        """Ask the negotiator for a cycle -- after the collector has our new counts.
+
+        As HTCondor's ``needReschedule``: the schedd's timeout (no sooner than
+        SCHEDD_MIN_INTERVAL after the last one) sends the schedd and submitter ads first and
+        then RESCHEDULE, so the cycle it starts sees the jobs just submitted or released.
+        """
+        self._reschedule_pending = True
+        self._wakeup.set()
+        # reschedule_negotiator also runs StartJobs, which starts local jobs at once
+        self.start_local_jobs(int(trio.current_time()))
 
     # -- timers
 
@@ -118,11 +176,18 @@ class Schedd:
             due = last + interval
             if self.queue.changed:
                 due = min(due, max(now, last + min_interval))
+            if self._reschedule_pending:
+                due = min(due, max(now, last + min_interval))
             if now >= due:
                 self.queue.changed = False
                 last = now
                 self._cron_all(int(now))
+                self.start_local_jobs(int(now))
+                self.grid.check()
                 await self._send_ads()
+                if self._reschedule_pending:
+                    self._reschedule_pending = False
+                    await self._reschedule()
                 continue
             with trio.move_on_at(due):
                 await self._wakeup.wait()
@@ -142,7 +207,12 @@ class Schedd:
         q = self.queue
         assert q is not None
         for job in sorted(q.jobs):
-            if job in q.has_shadow or job not in q.jobs:
+            # HTCondor's ResponsibleForPeriodicExprs: a shadow evaluates its running job's
+            # policy; the schedd evaluates its local and scheduler universe jobs' always; a
+            # job another manager holds (a managed grid job, a routed original) is theirs.
+            if job not in q.jobs or (job in q.has_shadow and job not in self.local.running):
+                continue
+            if gridmanager_owns(q.jobs[job]) or managed_externally(q.jobs[job]):
                 continue
             act = evaluate_periodic(q.jobs[job], now, self.tz)
             if act is None:
@@ -150,11 +220,21 @@ class Schedd:
             self.ctx.log.info("periodic_policy", job=job_str(job), action=act.action)
             if act.action == "hold":
                 q.hold(job, act.reason, act.code, act.subcode, now, system=True)
+                self._stop_local(job, "hold", now)
             elif act.action == "remove":
                 q.remove(job, act.reason, now)
+                self._stop_local(job, "remove", now)
             else:
                 q.release(job, act.reason, now)
                 update_cron(q, job, now, self.tz)
+                if is_grid(q.jobs[job]):
+                    self.grid.added()
+        # PeriodicExprEval's DestroyProc: a completed or removed job that no manager holds
+        # and that need not stay (LeaveJobInQueue) leaves now -- a routed original yielded
+        # "ScheddDone", a routed copy the router has collected
+        for job in qmgmt.finished_unmanaged(q):
+            self.ctx.log.info("job_left_queue", job=job_str(job), status=int(q.status(job)))
+            q.leave(job, now)
         if q.changed:
             self.poke()
 
@@ -172,6 +252,90 @@ class Schedd:
             if ad.lookup("ScheddInterval") is not None and ad.evaluate("ScheddInterval") != interval:
                 q.store.change(job, {"ScheddInterval": interval})
 
+    # -- local and scheduler universe jobs
+
+    def host_ad_attrs(self) -> dict[str, Any]:
+        """The submit host as the schedd's ad shows it (Scheduler::publish): Arch, OpSys,
+        Memory (MB), Disk (KB), Cpus -- what a local job's Requirements are matched against.
+        HTCondor detects them; condorsim takes ARCH, OPSYS, MEMORY, NUM_CPUS from the
+        configuration (16 GiB and 100 GB of disk when unset) so that runs are reproducible."""
+        cfg = self.ctx.config
+        return {"Arch": cfg.get("ARCH") or "X86_64", "OpSys": cfg.get("OPSYS") or "LINUX",
+                "Memory": cfg.get_int("MEMORY", 16384) if cfg.get("MEMORY") else 16384,
+                "Disk": 100_000_000, "Cpus": max(1, cfg.get_int("NUM_CPUS", 1))}
+
+    def _start_expressions(self) -> dict[int, str]:
+        try:
+            return start_expressions(self.ctx.config.get)
+        except ValueError as e:
+            self.ctx.log.error("bad_start_expression", error=str(e), using="the default")
+            return {}
+
+    def start_local_jobs(self, now: int) -> None:
+        """At the end of this instant: start the runnable local and scheduler jobs (in
+        priority order, so jobs submitted in one instant start the same way every run)."""
+        self.ctx.at_end_of_instant((now, "schedd local jobs"), self._start_local_now)
+
+    def _start_local_now(self) -> None:
+        now = int(trio.current_time())
+        ad, _ = self.schedd_ad(now)
+        for job in self.local.runnable(ad, now):
+            run = self.local.start(job, now)
+            self.ctx.log.info("local_job_started", job=job_str(job), universe=run.universe)
+            self._local_wake[job] = trio.Event()
+            self.nursery.start_soon(self._run_local, job)
+        self.poke()
+
+    async def _run_local(self, job: JobId) -> None:
+        """One local or scheduler universe job from start to exit (the local starter)."""
+        q = self.queue
+        assert q is not None
+        while (run := self.local.running.get(job)) is not None:
+            with trio.move_on_at(run.wake_at):
+                await self._local_wake[job].wait()
+            self._local_wake[job] = trio.Event()
+            run = self.local.running.get(job)
+            now = int(trio.current_time())
+            if run is None or now < run.wake_at:
+                continue
+            if run.phase is Phase.WAITING:
+                verdict, message = self.local.deferral(run, now)
+                if verdict == "wait":
+                    self.ctx.log.info("job_deferred", job=job_str(job), message=message)
+                    continue
+                if verdict == "abort":
+                    self.ctx.log.info("job_missed_deferral_time", job=job_str(job),
+                                      message=message)
+                    self.local.missed_deferral(job, now)
+                    break
+                self.local.began(run, now)
+                self.ctx.log.info("local_job_executing", job=job_str(job), runtime=run.runtime)
+                continue
+            outcome = self.local.exited(job, now)
+            self.ctx.log.info("local_job_exited", job=job_str(job), became=outcome.became)
+            break
+        self._local_wake.pop(job, None)
+        self.poke()
+        self.start_local_jobs(int(trio.current_time()))
+
+    def _stop_local(self, job: JobId, action: str, now: int) -> bool:
+        """Tell a running local job what a tool or the policy asked; False if it is not one."""
+        if job not in self.local.running:
+            return False
+        if action == "suspend":
+            self.local.suspend(job, now)
+        elif action == "continue":
+            self.local.resume(job, now)
+        elif action in ("hold", "remove", "vacate"):
+            outcome = self.local.stopped(job, action, now)
+            self.ctx.log.info("local_job_stopped", job=job_str(job), became=outcome.became)
+            self.start_local_jobs(now)
+        wake = self._local_wake.get(job)
+        if wake is not None:
+            wake.set()
+        self.poke()
+        return True
+
     # -- the collector
 
     def counts(self) -> dict[str, dict[str, int]]:
@@ -180,10 +344,23 @@ class Schedd:
         assert q is not None
         out: dict[str, dict[str, int]] = {}
         for job, ad in q.jobs.items():
+            if is_grid(ad) or managed_externally(ad):
+                continue  # the gridmanager's or the router's, not the negotiator's
             owner = ad.evaluate("Owner")
-            c = out.setdefault(owner if isinstance(owner, str) else "?",
-                               {"IdleJobs": 0, "RunningJobs": 0, "HeldJobs": 0})
+            c = out.setdefault(owner if isinstance(owner, str) else "?", dict(_ZERO_COUNTS))
             st = q.status(job)
+            universe = universe_of(ad)
+            if universe in LOCAL_UNIVERSES:
+                # not the negotiator's business (count_jobs bails out before the submitter's
+                # IdleJobs/RunningJobs); the submitter ad has them apart
+                word = "Local" if universe == Universe.LOCAL else "Scheduler"
+                if job in self.local.running:
+                    c[f"{word}JobsRunning"] += 1
+                elif st == JobStatus.IDLE:
+                    c[f"{word}JobsIdle"] += 1
+                elif st == JobStatus.HELD:
+                    c["HeldJobs"] += 1
+                continue
             if st == JobStatus.IDLE:
                 c["IdleJobs"] += 1
             elif st in (JobStatus.RUNNING, JobStatus.SUSPENDED):
@@ -196,6 +373,7 @@ class Schedd:
         counts = self.counts()
         total = {k: sum(c[k] for c in counts.values()) for k in ("IdleJobs", "RunningJobs",
                                                                    "HeldJobs")}
+        host = self.host_ad_attrs()
         q = self.queue
         assert q is not None
         ad = ClassAd()
@@ -205,11 +383,12 @@ class Schedd:
             "TotalIdleJobs": total["IdleJobs"], "TotalRunningJobs": total["RunningJobs"],
             "TotalHeldJobs": total["HeldJobs"], "TotalJobAds": len(q.jobs),
             "NumUsers": len(counts), "UpdateSequenceNumber": int(now),
+            **host, **self.local.ad_attrs(),
         })
         self.cron.merge_into(ad)
         # An owner whose last job left gets one more ad with zero counts (then none).
         for owner in self._last_owners - counts.keys():
-            counts[owner] = {"IdleJobs": 0, "RunningJobs": 0, "HeldJobs": 0}
+            counts[owner] = dict(_ZERO_COUNTS)
         self._last_owners = {o for o, c in counts.items() if any(c.values())}
         subs = []
         for owner, c in sorted(counts.items()):
@@ -220,7 +399,10 @@ class Schedd:
                 "IdleJobs": c["IdleJobs"], "RunningJobs": c["RunningJobs"],
                 "HeldJobs": c["HeldJobs"], "WeightedIdleJobs": c["IdleJobs"],
                 "WeightedRunningJobs": c["RunningJobs"], "FlockedJobs": 0,
-                "SubmitterTag": "",
+                "SubmitterTag": "", "LocalJobsIdle": c["LocalJobsIdle"],
+                "LocalJobsRunning": c["LocalJobsRunning"],
+                "SchedulerJobsIdle": c["SchedulerJobsIdle"],
+                "SchedulerJobsRunning": c["SchedulerJobsRunning"],
             })
             subs.append(sub)
         return ad, subs
@@ -286,23 +468,34 @@ class Schedd:
             for job in ids:
                 update_cron(q, job, now, self.tz)
             self.ctx.log.info("submitted", cluster=ids[0][0], procs=len(ids), owner=msg.owner)
-            self.nursery.start_soon(self._reschedule)
+            if any(is_grid(q.jobs[job]) for job in ids):
+                self.grid.added()
+            self.need_reschedule()
             return m.SUBMIT_RESULT(cluster=ids[0][0], procs=len(ids))
         if isinstance(msg, m.ACT_ON_JOBS):
             out = q.act(msg.action, list(msg.ids), msg.constraint, msg.reason, msg.owner, now)
             if msg.action == "release" and out.done:
-                self.nursery.start_soon(self._reschedule)  # as condor_release asks for one
+                self.need_reschedule()  # as condor_release asks for one
                 for text in out.done:
                     released = _parse_job(text)
                     if released is not None:
                         update_cron(q, released, now, self.tz)
+                        if released in q.jobs and is_grid(q.jobs[released]):
+                            self.grid.added()
             for job, action in out.to_shadow:
-                self.claims.tell_shadow(job, action, msg.reason)
+                if not self._stop_local(job, action, now):
+                    self.claims.tell_shadow(job, action, msg.reason)
+            if out.to_gridmanager:
+                self.grid.removed()
             return m.ACT_RESULT(done=out.done, errors=out.errors)
         if isinstance(msg, m.QEDIT):
             out = q.qedit(list(msg.ids), msg.constraint, msg.attr, msg.value, msg.owner, now)
             for job, _ in out.to_shadow:
                 self.claims.note_qedit(job, msg.attr)
+            for text in out.done:
+                edited = _parse_job(text)
+                if edited is not None:
+                    self.grid.qedit(edited, msg.attr)
             return m.ACT_RESULT(done=out.done, errors=out.errors)
         if isinstance(msg, m.QUERY_JOB_ADS):
             return m.QUERY_RESULT(ads=q.query(msg.constraint, list(msg.projection), now))
@@ -310,7 +503,9 @@ class Schedd:
             return m.QUERY_RESULT(ads=read_history(
                 q.history_path, msg.constraint, list(msg.projection), msg.limit, now))
         if isinstance(msg, (m.DC_RECONFIG, m.DC_RECONFIG_FULL)):
+            q.submit_config = submit_config(self.ctx.config)
             q.cron_cache.clear()
+            self._load_transforms()
             self._refresh_schedd_interval()
             self._cron_all(now)
             return None
@@ -325,10 +520,48 @@ class Schedd:
         if isinstance(msg, m.SHADOW_EXIT):
             self.claims.shadow_exit(self._job(msg.job), msg.exit_code, msg.ad, now)
             return m.OK()
+        if isinstance(msg, m.QMGMT_CLAIM_JOB | m.QMGMT_YIELD_JOB | m.QMGMT_SET_ATTRIBUTES):
+            return self._qmgmt(msg, now)
+        if isinstance(msg, m.QMGMT_SUBMIT_AD):
+            job = qmgmt.submit_ad(q, msg.owner, msg.ad, now)
+            self.ctx.log.info("submitted", cluster=job[0], procs=1, owner=msg.owner,
+                              routed_from=msg.ad.evaluate("RoutedFromJobId"))
+            if is_grid(q.jobs[job]):
+                self.grid.added()
+            self.need_reschedule()
+            return m.SUBMIT_RESULT(cluster=job[0], procs=1)
         if isinstance(msg, m.SHADOW_STARTED):
             self.reconnector.shadow_started(msg.address, now)
             return m.OK()
+        if isinstance(msg, m.GRIDMAN_UPDATE):
+            job = self._job(msg.job)
+            if job not in q.jobs:
+                return m.FAILED(reason=f"{NOT_IN_QUEUE}: {msg.job}")
+            apply_gridmanager_update(q, job, msg.ad, msg.destroy, now)
+            return m.OK()
         raise ScheddError(f"the schedd does not take {msg.command}")
+
+    def _qmgmt(self, msg: Message, now: int) -> Message:
+        """The job router's claim, yield and attribute pushes (:mod:`.qmgmt`)."""
+        q = self.queue
+        assert q is not None
+        if isinstance(msg, m.QMGMT_CLAIM_JOB):
+            code, why = qmgmt.claim_job(q, self._job(msg.job), msg.manager)
+        elif isinstance(msg, m.QMGMT_YIELD_JOB):
+            code, why = qmgmt.yield_job(q, self._job(msg.job), msg.manager, msg.done,
+                                        msg.release_on_hold, now)
+        else:
+            assert isinstance(msg, m.QMGMT_SET_ATTRIBUTES)
+            job = self._job(msg.job)
+            qmgmt.set_attributes(q, job, msg.ad, msg.delete, now)
+            if job in q.jobs and is_grid(q.jobs[job]):
+                for name in msg.ad:
+                    self.grid.qedit(job, name)
+            code, why = "ok", ""
+        if code != "ok":
+            self.ctx.log.info("qmgmt_refused", cmd=msg.command, job=getattr(msg, "job", ""),
+                              code=code, reason=why)
+        return m.QMGMT_RESULT(ok=code == "ok", code=code, reason=why)
 
     def _job(self, text: str) -> JobId:
         job = _parse_job(text)

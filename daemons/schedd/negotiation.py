@@ -20,6 +20,7 @@ from typing import Any
 
 from condorsim.classad import ClassAd
 from condorsim.jobs.codes import JobStatus
+from condorsim.jobs.managed import needs_a_slot
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
@@ -65,6 +66,7 @@ class Negotiations:
                 j for j, ad in q.jobs.items()
                 if ad.evaluate("Owner") == owner and q.status(j) == JobStatus.IDLE
                 and j not in q.has_shadow and not self.is_pending(j)
+                and needs_a_slot(ad)
             ]
             session.pending = self.autoclusters.requests(q.jobs, eligible, session.attrs)
             return None
@@ -97,6 +99,10 @@ class Negotiations:
             if job in session.taken or job not in q.jobs or q.status(job) != JobStatus.IDLE:
                 continue
             session.taken.add(job)
+            slot = msg.slot_ad.evaluate("Name")
+            self.log.info("match_received", job=f"{job[0]}.{job[1]}",
+                          slot=slot if isinstance(slot, str) else "?",
+                          request=f"{req.jobs[0][0]}.{req.jobs[0][1]}")
             self.matched(job, msg.claim_id, msg.slot_ad, now)
             return None
         self.log.info("match_unused", claim=msg.claim_id.split("#", 1)[0])

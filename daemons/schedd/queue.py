@@ -15,14 +15,16 @@ job leaves the queue when the shadow has exited (``shadow_exited`` in :mod:`.run
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, ExprTree, parse_expr
 from condorsim.jobs.codes import HOLD_REASON_NAMES, HoldCode, JobStatus
+from condorsim.jobs.managed import gridmanager_owns, managed_externally
 from condorsim.submit import Submit, SubmitError
+from condorsim.transform import FAILED_TRANSFORM, JobTransforms
 
 from .history import append_history, project
 from .store import JobId, JobStore, ScheddError, job_str
@@ -50,6 +52,16 @@ def _str(ad: ClassAd, name: str) -> str | None:
     return v if isinstance(v, str) else None
 
 
+def hold_counts(ad: ClassAd, code: int) -> dict[str, Any]:
+    """NumHolds and NumHoldsByReason after one more hold (qmgmt's HoldReasonCode hook)."""
+    by_reason = ad.evaluate("NumHoldsByReason")
+    counts = by_reason.copy() if isinstance(by_reason, ClassAd) else ClassAd()
+    name = {int(k): v for k, v in HOLD_REASON_NAMES.items()}.get(code, "Unspecified")
+    prev = counts.evaluate(name)
+    counts[name] = (prev if isinstance(prev, int) else 0) + 1
+    return {"NumHolds": _int(ad, "NumHolds") + 1, "NumHoldsByReason": counts}
+
+
 @dataclass
 class Outcome:
     """What an action did: jobs done, errors for the user, shadows to tell."""
@@ -57,6 +69,7 @@ class Outcome:
     done: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     to_shadow: list[tuple[JobId, str]] = field(default_factory=list)
+    to_gridmanager: list[tuple[JobId, str]] = field(default_factory=list)
 
 
 class JobQueue:
@@ -71,8 +84,11 @@ class JobQueue:
         super_users: Iterable[str] = ("root", "condor"),
         host: str = "<127.0.0.1:0>",
         on_warning: Callable[[str], None] | None = None,
+        submit_config: Mapping[str, str] | None = None,
     ) -> None:
         self.spool = spool
+        self.submit_config: Mapping[str, str] = submit_config or {}
+        """The configuration condor_submit reads (SCHEDD_INTERVAL, UID_DOMAIN, ...): the pool's."""
         self.store = JobStore(spool / "job_queue.log")
         self.history_path = history or spool / "history"
         self.super_users = {u.strip() for u in super_users if u.strip()}
@@ -84,6 +100,8 @@ class JobQueue:
         self.changed = False
         """Set whenever the queue changes (the runner clears it after a collector update)."""
         self.on_leave: list[Callable[[JobId], None]] = []
+        self.transforms = JobTransforms()
+        """JOB_TRANSFORM_NAMES: applied to every submitted job (the runner sets them)."""
 
     # -- loading
 
@@ -157,16 +175,26 @@ class JobQueue:
         cluster = self.store.new_cluster()
         try:
             ads = list(Submit(text, source=source or "<submit>").jobs(
-                count=0, clusterid=cluster, qdate=now, owner=owner, iwd=iwd or None))
+                count=0, clusterid=cluster, qdate=now, owner=owner, iwd=iwd or None,
+                config=self.submit_config))
         except SubmitError as e:
             raise ScheddError(str(e)) from None
         if not ads:
             raise ScheddError("no jobs queued")
+        if self.transforms:
+            ads = [self._transformed(ad, now) for ad in ads]
         ids = self.store.add_cluster(cluster, ads)
         for job in ids:
             self.userlogs.submit(self.jobs[job], now)
         self.changed = True
         return ids
+
+    def _transformed(self, ad: ClassAd, now: int) -> ClassAd:
+        """The job after JOB_TRANSFORM_NAMES; a transform that fails refuses the submission."""
+        result = self.transforms.apply(ad, now=now)
+        if not result.ok:
+            raise ScheddError(f"{FAILED_TRANSFORM} ({result.error})")
+        return result.ad
 
     # -- status changes
 
@@ -187,14 +215,8 @@ class JobQueue:
         old = self.status(job)
         extra: dict[str, Any] = {
             "HoldReason": reason, "HoldReasonCode": code, "HoldReasonSubCode": subcode,
-            "LastSuspensionTime": 0, "NumHolds": _int(ad, "NumHolds") + 1,
+            "LastSuspensionTime": 0, **hold_counts(ad, code),
         }
-        by_reason = ad.evaluate("NumHoldsByReason")
-        counts = by_reason.copy() if isinstance(by_reason, ClassAd) else ClassAd()
-        name = {int(k): v for k, v in HOLD_REASON_NAMES.items()}.get(code, "Unspecified")
-        prev = counts.evaluate(name)
-        counts[name] = (prev if isinstance(prev, int) else 0) + 1
-        extra["NumHoldsByReason"] = counts
         if system:
             extra["NumSystemHolds"] = _int(ad, "NumSystemHolds") + 1
         release = _str(ad, "ReleaseReason")
@@ -203,7 +225,11 @@ class JobQueue:
         if old == JobStatus.REMOVED:
             extra["JobStatusOnRelease"] = int(JobStatus.REMOVED)
         self.set_status(job, JobStatus.HELD, now, extra, delete=("ReleaseReason",))
-        self.userlogs.held(ad, now, reason, code, subcode)
+        # A job another manager holds gets no 012 from the schedd: the gridmanager writes a
+        # grid job's (grid.py); a routed original's hold is written by nobody (HTCondor's
+        # abort_job_myself returns early for an externally managed job).
+        if not gridmanager_owns(ad) and not managed_externally(ad):
+            self.userlogs.held(ad, now, reason, code, subcode)
 
     def release(self, job: JobId, reason: str, now: int) -> None:
         ad = self.jobs[job]
@@ -227,6 +253,10 @@ class JobQueue:
                 extra["Last" + attr] = tree
         self.set_status(job, JobStatus.REMOVED, now, extra,
                         delete=("HoldReason", "HoldReasonCode", "HoldReasonSubCode"))
+        if gridmanager_owns(ad):
+            return  # the gridmanager cancels the remote job, logs, and takes it out (grid.py)
+        if managed_externally(ad):
+            return  # the job router sees it removed, writes 009, and yields it (then it goes)
         self.userlogs.aborted(ad, now, reason)
         if job not in self.has_shadow:
             self.leave(job, now)
@@ -237,6 +267,12 @@ class JobQueue:
         if self.status(job) == JobStatus.COMPLETED and _int(ad, "CompletionDate") == 0:
             self.store.change(job, {"CompletionDate": now})
         if ad.evaluate("LeaveJobInQueue") is True:
+            # jobIsFinished: the job stays; JobFinishedHookDone tells whoever waits for it
+            # (the job router, for a routed copy) that the schedd is done with it
+            if self.status(job) in (JobStatus.COMPLETED, JobStatus.REMOVED) and \
+                    _int(ad, "JobFinishedHookDone") == 0:
+                self.store.change(job, {"JobFinishedHookDone": now})
+                self.changed = True
             return
         append_history(self.history_path, ad)
         self.store.destroy(job)
@@ -296,6 +332,8 @@ class JobQueue:
             return f"Job {jid} not running to be {verb[action]}"
         if running:
             out.to_shadow.append((job, action))
+        if job in self.jobs and gridmanager_owns(self.jobs[job]):
+            out.to_gridmanager.append((job, action))
         return None
 
     def qedit(self, ids: list[str], constraint: str, attr: str, value: str, user: str,

@@ -22,6 +22,7 @@ from typing import Any
 from condorsim.classad import ClassAd
 from condorsim.crontab import CronTabError, needs_crontab, next_run_time
 from condorsim.jobs.codes import HoldCode, JobStatus, ShadowExit
+from condorsim.jobs.managed import is_grid
 
 from .queue import JobQueue, _int, _str
 from .store import JobId
@@ -73,7 +74,7 @@ def apply_shadow_ad(q: JobQueue, job: JobId, ad: ClassAd, now: int) -> None:
         q.set_status(job, int(status), now)
 
 
-def _stop_accounting(q: JobQueue, job: JobId, now: int) -> None:
+def stop_accounting(q: JobQueue, job: JobId, now: int) -> None:
     """HTCondor's delete_shadow_rec: wall clock, LastRemoteHost, claim attributes gone."""
     ad = q.jobs[job]
     bday = _int(ad, "ShadowBday", now)
@@ -113,7 +114,7 @@ def shadow_exited(q: JobQueue, job: JobId, exit_code: int, final: ClassAd, now: 
     if job not in q.jobs:
         return "gone"
     apply_shadow_ad(q, job, final, now)
-    _stop_accounting(q, job, now)
+    stop_accounting(q, job, now)
     status = q.status(job)
     if status == JobStatus.REMOVED:
         q.leave(job, now)
@@ -201,13 +202,15 @@ def recover_after_restart(q: JobQueue, now: int) -> Recovery:
     for job in sorted(q.jobs):
         status = q.status(job)
         ad = q.jobs[job]
+        if is_grid(ad):
+            continue  # the gridmanager's (it takes its jobs back by GridJobId)
         claimed = bool(_str(ad, "ClaimId") and _str(ad, "StartdIpAddr"))
         if status in (JobStatus.RUNNING, JobStatus.SUSPENDED):
             if claimed:
                 q.has_shadow.add(job)
                 out.reconnect.append((job, job_lease_remaining(ad, now) > 0))
             else:
-                _stop_accounting(q, job, now)
+                stop_accounting(q, job, now)
                 mark_stopped(q, job, now)
                 out.requeued.append(job)
         elif status in (JobStatus.HELD, JobStatus.REMOVED) and claimed:

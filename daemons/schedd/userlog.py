@@ -9,22 +9,11 @@ and carries on), never raised.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 from condorsim.classad import ClassAd
-from condorsim.eventlog import EventLogError, EventLogWriter
-
-
-def user_log_path(ad: ClassAd) -> str | None:
-    """Where the job's user event log is, or None."""
-    log = ad.evaluate("UserLog")
-    if not isinstance(log, str) or not log:
-        return None
-    if os.path.isabs(log):
-        return log
-    iwd = ad.evaluate("Iwd")
-    return os.path.join(iwd if isinstance(iwd, str) else "", log)
+from condorsim.eventlog import EventLogError, EventLogWriter, Rusage
+from condorsim.eventlog.joblog import user_log_path
 
 
 class UserLogs:
@@ -75,3 +64,35 @@ class UserLogs:
         body = (f"Job reconnection failed\n    {reason}\n"
                 f"    Can not reconnect to {startd_name}, rescheduling job\n")
         self._write(ad, lambda w: w.write_event("JOB_RECONNECT_FAILED", c, p, t, body))
+
+    # -- local and scheduler universe jobs, which the schedd (or its local starter) runs
+
+    def execute(self, ad: ClassAd, t: float, host: str) -> None:
+        c, p = self._id(ad)
+        self._write(ad, lambda w: w.execute(c, p, t, host))
+
+    def suspended(self, ad: ClassAd, t: float) -> None:
+        c, p = self._id(ad)
+        self._write(ad, lambda w: w.suspended(c, p, t, 1))
+
+    def unsuspended(self, ad: ClassAd, t: float) -> None:
+        c, p = self._id(ad)
+        self._write(ad, lambda w: w.unsuspended(c, p, t))
+
+    def terminated(self, ad: ClassAd, t: float, *, return_value: int, usage: Rusage) -> None:
+        c, p = self._id(ad)
+        self._write(ad, lambda w: w.terminated(
+            c, p, t, return_value=return_value, run_remote_usage=usage,
+            total_remote_usage=usage))
+
+    def requeued(self, ad: ClassAd, t: float, *, return_value: int, reason: str,
+                 usage: Rusage) -> None:
+        """004 "Job terminated and was requeued" (OnExitRemove false)."""
+        c, p = self._id(ad)
+        self._write(ad, lambda w: w.evicted(
+            c, p, t, terminated_and_requeued=True, return_value=return_value, reason=reason,
+            run_remote_usage=usage))
+
+    def evicted(self, ad: ClassAd, t: float, *, usage: Rusage) -> None:
+        c, p = self._id(ad)
+        self._write(ad, lambda w: w.evicted(c, p, t, run_remote_usage=usage))

@@ -319,6 +319,7 @@ class Shadow:
         elif isinstance(msg, m.REGISTER_STARTER_INFO):
             addr = msg.ad.evaluate("StarterIpAddr")
             inst.starter_addr = addr if isinstance(addr, str) else None
+            job.starter_ad = msg.ad
             pending, inst.pending = inst.pending, []
             for command in pending:
                 await self._to_starter(inst, command)
@@ -476,7 +477,8 @@ def write_event(writer: EventLogWriter, cluster: int, proc: int, event: LogEvent
     """Write one :class:`LogEvent` with the EventLogWriter method of its kind."""
     f = event.fields
     if event.kind == "execute":
-        writer.execute(cluster, proc, event.t, f["host"], slot_name=f.get("slot_name"))
+        writer.execute(cluster, proc, event.t, f["host"], slot_name=f.get("slot_name"),
+                       props=f.get("props"))
     elif event.kind == "image_size":
         mem, rss = f.get("memory_usage_mb", -1), f.get("rss_kb", -1)
         writer.image_size(cluster, proc, event.t, f["size_kb"],

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from condorsim.classad import ClassAd
-from condorsim.eventlog import ResourceUsage, Rusage
+from condorsim.eventlog import ResourceUsage, Rusage, ToE
 from condorsim.jobs.codes import JobStatus, ShadowExit
+from condorsim.jobs.dirty import DirtyAd
 
 from .policy import PolicyAction, PolicyOutcome, exit_policy, periodic_policy
 
@@ -71,41 +72,27 @@ def _int(value: object, default: int = 0) -> int:
     return default
 
 
-class ShadowJob:
+class ShadowJob(DirtyAd):
     def __init__(self, job_ad: ClassAd, slot_ad: ClassAd, claim_id: str, startd_addr: str) -> None:
-        self.ad = job_ad.copy()
+        super().__init__(job_ad)
         self.slot_ad = slot_ad
         self.claim_id = claim_id
         self.startd_addr = startd_addr
         self.cluster = _int(self.ad.evaluate("ClusterId"))
         self.proc = _int(self.ad.evaluate("ProcId"))
         self.job = f"{self.cluster}.{self.proc}"
-        self.dirty: set[str] = set()
         self.executing = False
         self.suspended = False
         self.max_image_size = 0
         self.request: Request | None = None
+        self.starter_ad: ClassAd | None = None
+        """What the starter said of itself (REGISTER_STARTER_INFO): its slot, scratch
+        directory and machine resources."""
 
     # -- attributes ---------------------------------------------------------------------------
-    def set(self, name: str, value: Any) -> None:
-        self.ad[name] = value
-        self.dirty.add(name)
-
-    def take_dirty(self) -> ClassAd:
-        """The dirty attributes (for a SHADOW_UPDATE / SHADOW_EXIT); they are clean after."""
-        out = ClassAd()
-        for name in sorted(self.dirty, key=str.lower):
-            tree = self.ad.lookup(name)
-            if tree is not None:
-                out[self.ad.spelling(name) or name] = tree
-        self.dirty.clear()
-        return out
-
     def take_qedit(self, ad: ClassAd) -> None:
         """Attributes qedit changed at the schedd: ours now, not dirty."""
-        for name, tree in ad.pairs():
-            self.ad[name] = tree
-            self.dirty.discard(name)
+        self.take_clean(ad)
 
     # -- what the starter reports -------------------------------------------------------------
     def had_contact(self, now: float) -> None:
@@ -129,7 +116,22 @@ class ShadowJob:
         slot = self.slot_ad.evaluate("Name")
         return [LogEvent("execute", now, {
             "host": self.startd_addr, "slot_name": slot if isinstance(slot, str) else None,
+            "props": self._execute_props(),
         })]
+
+    def _execute_props(self) -> dict[str, str]:
+        """The execute event's attribute lines, as HTCondor 24's shadow fills them
+        (``RemoteResource::populateExecuteEvent``): the starter's CondorScratchDir and the
+        slot's machine resources (Cpus, Disk, Memory, ...), as expression text."""
+        ad = self.starter_ad
+        if ad is None:
+            return {}
+        props: dict[str, str] = {}
+        for name, tree in ad.pairs():
+            if name.lower() in ("starteripaddr", "name", "hasjobdeferral"):
+                continue
+            props[name] = str(tree)
+        return props
 
     def register_job_info(self, ad: ClassAd, now: float) -> list[LogEvent]:
         """Merge a starter update; an IMAGE_SIZE event when the image grew."""
@@ -203,7 +205,7 @@ class ShadowJob:
 
     def _exited(self, ad: ClassAd, now: float) -> ExitDecision:
         self.set("NumJobCompletions", _int(self.ad.evaluate("NumJobCompletions")) + 1)
-        for name in EXIT_ATTRS:
+        for name in (*EXIT_ATTRS, "ToE"):
             tree = ad.lookup(name)
             if tree is not None:
                 self.set(name, tree)
@@ -216,7 +218,8 @@ class ShadowJob:
         if outcome.action is PolicyAction.REMOVE and outcome.attr == "OnExitRemove":
             self._commit(now)
             return ExitDecision(int(ShadowExit.JOB_EXITED), [LogEvent("terminated", now, {
-                "total_remote_usage": self._usage(), "resources": self._resources(), **usage,
+                "total_remote_usage": self._usage(), "resources": self._resources(),
+                "toe": toe_of(self.ad), **usage,
             })])
         if outcome.action is PolicyAction.STAY:
             self.set("RequeueReason", outcome.reason)
@@ -309,6 +312,24 @@ class ShadowJob:
     def _usage(self) -> Rusage:
         return Rusage(usr=_int(self.ad.evaluate("RemoteUserCpu")),
                       sys=_int(self.ad.evaluate("RemoteSysCpu")))
+
+
+def toe_of(ad: ClassAd) -> ToE | None:
+    """The job's termination-of-execution tag (``ToE``) for the terminate event, if any."""
+    tag = ad.evaluate("ToE")
+    if not isinstance(tag, ClassAd):
+        return None
+
+    def value(name: str) -> object:
+        return tag.evaluate(name)
+
+    who, how, code, when = value("Who"), value("How"), value("HowCode"), value("When")
+    by_signal = value("ExitBySignal")
+    number = value("ExitSignal" if by_signal is True else "ExitCode")
+    return ToE(who=who if isinstance(who, str) else "", how=how if isinstance(how, str) else "",
+               how_code=_int(code), when=_int(when),
+               exit_by_signal=by_signal if isinstance(by_signal, bool) else None,
+               exit_value=_int(number))
 
 
 def _request_for(outcome: PolicyOutcome) -> Request:

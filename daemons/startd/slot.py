@@ -168,7 +168,7 @@ class Slot:
             "MyType": "Machine", "TargetType": "Job", "Name": self.name,
             "Machine": self.machine.name, "SlotID": self.slot_id, "SlotType": "Static",
             "Cpus": self.cpus, "Memory": self.memory, "Disk": self.disk,
-            "SlotWeight": self.cpus,
+            "MachineResources": "Cpus Memory Disk Swap", "SlotWeight": self.cpus,
             "TotalCpus": self.machine.cpus, "TotalMemory": self.machine.memory,
             "TotalDisk": self.machine.disk, "TotalSlots": self.machine.slots,
             "State": self.state.value, "Activity": self.activity.value,

@@ -63,6 +63,7 @@ from .logic import (
     exit_ad,
     payload_exit_code,
     payload_runtime,
+    starter_ad,
     usage_ad,
 )
 from .real import SpawnError, spawn
@@ -172,6 +173,7 @@ class Starter:
         self._interval = max(1, ctx.config.get_int("STARTER_UPDATE_INTERVAL", 300))
         self._default_runtime = ctx.config.get_float("SIM_DEFAULT_RUNTIME", 600)
         self._real = ctx.config.get_bool("SIM_EXECUTE_REAL_JOBS", False)
+        self._execute_dir = str(ctx.path("EXECUTE", "execute"))
         self._lane = HookLane(ctx.log, ctx.busy)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
@@ -359,10 +361,8 @@ class Starter:
         log = self._ctx.log
         try:
             if not inst.fetched:
-                await inst.shadow.send(m.REGISTER_STARTER_INFO(job=inst.job, ad=ClassAd({
-                    "Name": f"{self._ctx.name}@localhost", "StarterIpAddr": self.address,
-                    "HasJobDeferral": True,
-                })))
+                await inst.shadow.send(m.REGISTER_STARTER_INFO(job=inst.job, ad=starter_ad(
+                    inst.slot_ad, self.address, self._execute_dir, inst.pid)))
             if not await self._prepare(inst, "PREPARE_JOB_BEFORE_TRANSFER"):
                 return
             transfer = _number(inst.job_ad, "SimInputTransferTime")
@@ -447,7 +447,8 @@ class Starter:
                                exit_ad(inst.job_ad, clock, now, inst.pid, None, signal=int(sig)))
             return
         if inst.returncode is not None and inst.returncode < 0:
-            ad = exit_ad(inst.job_ad, clock, now, inst.pid, None, signal=-inst.returncode)
+            ad = exit_ad(inst.job_ad, clock, now, inst.pid, None, signal=-inst.returncode,
+                         own_accord=True)
             self._ctx.log.info("job_exited", job=inst.job, signal=-inst.returncode)
             await self._finish(inst, ShadowExit.JOB_EXITED, ad)
             return
@@ -455,7 +456,7 @@ class Starter:
             payload_exit_code(inst.job_ad, int(now))
         self._ctx.log.info("job_exited", job=inst.job, exit_code=code)
         await self._finish(inst, ShadowExit.JOB_EXITED,
-                           exit_ad(inst.job_ad, clock, now, inst.pid, code))
+                           exit_ad(inst.job_ad, clock, now, inst.pid, code, own_accord=True))
 
     async def _reap(self, inst: _Instance) -> None:
         """Wait for a real process (virtual time waits too) and wake its instance."""

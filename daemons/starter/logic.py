@@ -169,6 +169,28 @@ def _job_number(job_ad: ClassAd, attr: str) -> int:
     return 0
 
 
+def starter_ad(slot_ad: ClassAd, address: str, execute_dir: str, pid: int) -> ClassAd:
+    """What the starter tells the shadow about itself (REGISTER_STARTER_INFO).
+
+    As HTCondor's starter ad: the slot's name, the starter's address, the job's scratch
+    directory (``<EXECUTE>/dir_<starter pid>``) and the slot's machine resources (the
+    attributes named by ``MachineResources``, ``CopyMachineResources``), which the shadow
+    prints in the execute event.
+    """
+    ad = ClassAd({"StarterIpAddr": address, "HasJobDeferral": True,
+                  "CondorScratchDir": f"{execute_dir}/dir_{pid}"})
+    name = slot_ad.evaluate("Name")
+    if isinstance(name, str):
+        ad["Name"] = name
+    names = slot_ad.evaluate("MachineResources")
+    tags = names if isinstance(names, str) else "Cpus, Disk, Memory"
+    for tag in tags.replace(",", " ").split():
+        tree = slot_ad.lookup(tag)
+        if tree is not None:
+            ad[slot_ad.spelling(tag) or tag] = tree
+    return ad
+
+
 def usage_ad(job_ad: ClassAd, clock: PayloadClock, now: float, pid: int) -> ClassAd:
     """The attributes of a periodic starter update (REGISTER_JOB_INFO and STARTER_UPDATE)."""
     image = _job_number(job_ad, "SimImageSize") or _job_number(job_ad, "ImageSize")
@@ -189,9 +211,15 @@ def usage_ad(job_ad: ClassAd, clock: PayloadClock, now: float, pid: int) -> Clas
 
 def exit_ad(
     job_ad: ClassAd, clock: PayloadClock | None, now: float, pid: int, exit_code: int | None,
-    *, signal: int = 15,
+    *, signal: int = 15, own_accord: bool = False,
 ) -> ClassAd:
-    """The ad of JOB_EXIT: usage plus ExitCode (normal exit) or ExitSignal (killed)."""
+    """The ad of JOB_EXIT: usage plus ExitCode (normal exit) or ExitSignal (killed).
+
+    A payload that ended of its own accord (not killed at anyone's request) also carries
+    HTCondor's termination-of-execution tag ``ToE`` (os_proc.cpp: Who "itself", How
+    "OF_ITS_OWN_ACCORD", HowCode 0, When, and the exit code or signal), which the shadow
+    keeps in the job ad and prints in the terminate event.
+    """
     ad = usage_ad(job_ad, clock, now, pid) if clock is not None else ClassAd()
     if clock is not None:
         ad["JobDuration"] = float(now - clock.started)
@@ -203,4 +231,12 @@ def exit_ad(
         ad["ExitSignal"] = signal
         ad["ExitReason"] = f"died on signal {signal}"
     ad["JobCoreDumped"] = False
+    if own_accord and clock is not None:
+        toe = ClassAd({"Who": "itself", "How": "OF_ITS_OWN_ACCORD", "HowCode": 0,
+                       "When": int(now)})
+        if exit_code is not None:
+            toe.update({"ExitBySignal": False, "ExitCode": exit_code})
+        else:
+            toe.update({"ExitBySignal": True, "ExitSignal": signal})
+        ad["ToE"] = toe
     return ad

@@ -13,11 +13,13 @@ reference) becomes ``FAILED``; ours then must be ERROR.
 
 from __future__ import annotations
 
+import datetime
 import math
 import warnings
 from typing import Any
 
 from condorsim.classad import ERROR, UNDEFINED, ClassAd, parse_expr
+from condorsim.classad._values import AbsTime, RelTime
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -27,7 +29,17 @@ with warnings.catch_warnings():
 FAILED = "<evaluation failed>"
 
 
+def _probe(text: str, my: Any, target: Any) -> Any:
+    return classad2.ExprTree(text).eval(my, target)
+
+
 def _normalise(result: Any, expr: str, my: Any, target: Any, depth: int = 0) -> Any:
+    if isinstance(result, datetime.datetime):  # an absolute time, without its offset
+        return AbsTime(
+            _probe(f"int({expr})", my, target), _probe(f"splitTime({expr}).Offset", my, target)
+        )
+    if type(result) is float and _probe(f"isRelTime({expr})", my, target) is True:
+        return RelTime(result)
     if isinstance(result, classad2.Value):
         return ERROR if result == classad2.Value.Error else UNDEFINED
     if isinstance(result, list):
@@ -95,6 +107,8 @@ def same_value(a: Any, b: Any) -> bool:
         return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
     if type(a) is list:
         return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is RelTime:
+        return same_value(a.secs, b.secs)
     if type(a) is tuple and a and a[0] == "ad":
         if a[1].keys() != b[1].keys():
             return False

@@ -14,12 +14,15 @@ Regression cases are stored as JSON lines whose values use :func:`encode` /
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import warnings
 from typing import Any
 
-from condorsim.classad._values import ERROR, INT_MIN, UNDEFINED
+from condorsim.classad import ClassAd
+from condorsim.classad._time import abstime_text, parse_abstime
+from condorsim.classad._values import ERROR, INT_MIN, UNDEFINED, AbsTime, RelTime
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -85,12 +88,24 @@ def literal(v: Any) -> str:
         return string_literal(v)
     if t is list:
         return "{" + ", ".join(literal(x) for x in v) + "}"
+    if t is AbsTime:
+        if parse_abstime(abstime_text(v)) == v:  # the literal prints back the same in a list
+            return f'absTime("{abstime_text(v)}")'
+        secs = f"{v.secs}.0" if v.offset == -1 else str(v.secs)  # (int, -1) is ERROR
+        return f"absTime({secs}, {v.offset})"
+    if t is RelTime:  # relTime(real) keeps the double (a relTime("text") literal is a real)
+        return f"relTime({literal(v.secs)})"
     raise TypeError(f"no ClassAd literal for {v!r}")
 
 
 def call_text(name: str, args: tuple[Any, ...]) -> str:
     """The text of a call to built-in ``name`` (our lower-case key) on literal args."""
     spelled = HTCONDOR_SPELLING.get(name, name)
+    if name in ("abstime", "reltime"):
+        # absTime("text") is read by HTCondor's parser, not called: parentheses make it
+        # a call on a string value, which is what the function gets (test_time.py has
+        # the literals).
+        return f"{spelled}({', '.join(f'({literal(a)})' for a in args)})"
     return f"{spelled}({', '.join(literal(a) for a in args)})"
 
 
@@ -102,15 +117,42 @@ def unary_text(op: str, a: Any) -> str:
     return f"{op}({literal(a)})"
 
 
-def normalise(r: Any) -> Any:
-    """classad2's evaluation result as one of our values."""
+def _probe(text: str) -> Any:
+    return classad2.ExprTree(text).eval()
+
+
+def normalise(r: Any, text: str | None = None) -> Any:
+    """classad2's evaluation result as one of our values.
+
+    The binding gives a relative time as a float and an absolute time as a datetime
+    without its offset; with the expression ``text`` the value's kind and offset are
+    asked back from classad2 (``isRelTime``, ``int``, ``splitTime(...).Offset``).
+    Nested ads become ``("ad", {lower-case name: value})``.
+    """
     if isinstance(r, classad2.Value):
         return ERROR if r == classad2.Value.Error else UNDEFINED
     if isinstance(r, list):
-        return [normalise(x) for x in r]
+        return [normalise(x, None if text is None else f"({text})[{i}]") for i, x in enumerate(r)]
     if isinstance(r, classad2.ExprTree):
-        return normalise(r.eval())
+        return normalise(r.eval(), text)
+    if isinstance(r, classad2.ClassAd):
+        return ("ad", {k.lower(): normalise(r.eval(k)) for k in r.keys()})
+    if isinstance(r, datetime.datetime):
+        if text is None:
+            raise ReferenceRefused("an absolute time without its expression")
+        return AbsTime(_probe(f"int({text})"), _probe(f"splitTime({text}).Offset"))
+    if type(r) is float and text is not None and _probe(f"isRelTime({text})") is True:
+        return RelTime(r)
     return r
+
+
+def ours_normal(v: Any, ctx: Any = None) -> Any:
+    """Our value in the form :func:`normalise` gives classad2's (ads as name -> value)."""
+    if type(v) is list:
+        return [ours_normal(x, ctx) for x in v]
+    if isinstance(v, ClassAd):
+        return ("ad", {k.lower(): ours_normal(v.evaluate(k, ctx=ctx), ctx) for k in v})
+    return v
 
 
 class ReferenceRefused(Exception):
@@ -126,7 +168,7 @@ def reference_eval(text: str) -> Any:
     a failed evaluation.
     """
     try:
-        return normalise(classad2.ExprTree(text).eval())
+        return normalise(classad2.ExprTree(text).eval(), text)
     except (UnicodeDecodeError, SystemError) as e:
         # a result holding a cut UTF-8 character, which the binding cannot convert
         raise ReferenceRefused(str(e)) from None
@@ -148,6 +190,12 @@ def same_value(ours: Any, theirs: Any) -> bool:
         return len(ours) == len(theirs) and all(
             same_value(a, b) for a, b in zip(ours, theirs, strict=True)
         )
+    if type(ours) is RelTime:
+        return same_value(ours.secs, theirs.secs)
+    if type(ours) is tuple:  # ("ad", {name: value})
+        return ours[1].keys() == theirs[1].keys() and all(
+            same_value(ours[1][k], theirs[1][k]) for k in ours[1]
+        )
     return bool(ours is theirs or ours == theirs)
 
 
@@ -161,6 +209,10 @@ def encode(v: Any) -> Any:
         return {"real": repr(v)}
     if type(v) is list:
         return [encode(x) for x in v]
+    if type(v) is AbsTime:
+        return {"abstime": [v.secs, v.offset]}
+    if type(v) is RelTime:
+        return {"reltime": repr(v.secs)}
     return v
 
 
@@ -171,6 +223,10 @@ def decode(data: Any) -> Any:
             return UNDEFINED
         if "error" in data:
             return ERROR
+        if "abstime" in data:
+            return AbsTime(*data["abstime"])
+        if "reltime" in data:
+            return RelTime(float(data["reltime"]))
         return float(data["real"])
     if isinstance(data, list):
         return [decode(x) for x in data]

@@ -17,7 +17,16 @@ from classad2_ref import call_text, reference_eval, same_value
 
 from condorsim.classad import ClassAd
 from condorsim.classad._functions import BUILTINS
-from condorsim.classad._values import ERROR, INT_MAX, INT_MIN, UNDEFINED, EvalContext, Value
+from condorsim.classad._values import (
+    ERROR,
+    INT_MAX,
+    INT_MIN,
+    UNDEFINED,
+    AbsTime,
+    EvalContext,
+    RelTime,
+    Value,
+)
 
 U, E = UNDEFINED, ERROR
 CTX = EvalContext()
@@ -294,8 +303,11 @@ def test_the_names_policies_use_are_all_there() -> None:
 
 
 def test_every_builtin_survives_any_argument_count_and_type() -> None:
-    awkward: list[Value] = [U, E, 1, -1.5, "x", True, [], [U], ClassAd()]
-    kinds = (bool, int, float, str, list, ClassAd)
+    awkward: list[Value] = [
+        U, E, 1, -1.5, "x", True, [], [U], ClassAd(), AbsTime(-5, 3600), RelTime(-1e300),
+        RelTime(math.nan),
+    ]  # fmt: skip
+    kinds = (bool, int, float, str, list, ClassAd, AbsTime, RelTime)
     for name, function in BUILTINS.items():
         for n in range(5):
             for arg in awkward:

@@ -20,7 +20,7 @@ from condorsim.classad._ops import (
     logical_and,
     logical_or,
 )
-from condorsim.classad._values import ERROR, INT_MAX, INT_MIN, UNDEFINED
+from condorsim.classad._values import ERROR, INT_MAX, INT_MIN, UNDEFINED, AbsTime, RelTime
 
 U, E = UNDEFINED, ERROR
 NAN = math.nan
@@ -263,7 +263,19 @@ strings = st.one_of(
     st.sampled_from(["", "a", "A", "b", "_", "abc", "ABC", "é", "É", "1", "true"]),
     st.text(st.characters(blacklist_characters="\x00", blacklist_categories=["Cs"]), max_size=6),
 )
-scalars = st.one_of(ints, reals, strings, st.booleans(), st.sampled_from([U, E]))
+_TIME_EDGES = [
+    AbsTime(0, 0), AbsTime(5, 3600), AbsTime(5, 0), AbsTime(-1, -18000), AbsTime(2**31 - 1, 0),
+    RelTime(0.0), RelTime(-0.0), RelTime(2.5), RelTime(-3.0), RelTime(1e300), RelTime(5e9),
+    RelTime(NAN), RelTime(INF),
+]  # fmt: skip
+times = st.one_of(
+    st.sampled_from(_TIME_EDGES),
+    st.builds(
+        AbsTime, st.integers(-(2**31), 2**31 - 1), st.integers(-50400, 50400).map(lambda m: m * 60)
+    ),
+    st.builds(RelTime, reals),
+)
+scalars = st.one_of(ints, reals, strings, st.booleans(), st.sampled_from([U, E]), times)
 values = st.one_of(scalars, st.lists(scalars, max_size=3))
 
 
@@ -284,6 +296,7 @@ def test_unary_operator_matches_htcondor(op: str, a: object) -> None:
 @pytest.mark.parametrize("op", sorted(BINARY_OPS))
 def test_binary_operator_grid_matches_htcondor(op: str) -> None:
     grid = [*_INT_EDGES, *_REAL_EDGES, True, False, "", "a", "A", "é", U, E, [], [1]]
+    grid += _TIME_EDGES
     wrong = [
         (a, b)
         for a in grid

@@ -10,13 +10,14 @@ from daemons.master.logic import DaemonListError, RestartPolicy, daemon_plan, st
 def test_the_collector_starts_first_and_each_parent_brings_its_companion() -> None:
     plan = daemon_plan(["MASTER", "SCHEDD", "STARTD", "NEGOTIATOR", "COLLECTOR"])
     assert [p.name for p in plan] == [
-        "collector", "schedd", "shadow", "startd", "starter", "negotiator"]
+        "collector", "schedd", "shadow", "gridmanager", "startd", "starter", "negotiator"]
     assert plan[0].module == "daemons.collector"
 
 
 def test_only_companions_wait_for_their_parent_the_rest_start_at_once() -> None:
     plan = daemon_plan(["COLLECTOR", "NEGOTIATOR", "SCHEDD", "STARTD"])
-    assert start_after(plan) == {"shadow": "schedd", "starter": "startd"}
+    assert start_after(plan) == {"shadow": "schedd", "gridmanager": "schedd",
+                                 "starter": "startd"}
     assert start_after(daemon_plan(["COLLECTOR", "SHADOW"])) == {}
 
 

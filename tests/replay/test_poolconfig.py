@@ -82,3 +82,30 @@ def test_a_reconfig_s_knobs_are_set_last(tmp_path: Path) -> None:
     path = make_run_dir(parse_scenario(SCENARIO), tmp_path / "run")
     append_knobs(path, {"NEGOTIATOR_INTERVAL": "300"}, "[[action]] #1: reconfig")
     assert Config.load(path, subsystem="NEGOTIATOR", env={}).get_int("NEGOTIATOR_INTERVAL") == 300
+
+
+SITES = '''
+[scenario]
+name = "sites"
+
+[[site]]
+resource = "batch slurm"
+slots = 3
+start_delay = "1m"
+failure_rate = 0.25
+
+[[site]]
+resource = 'condor ce.example.org "quoted"'
+'''
+
+
+def test_sites_become_the_gridmanagers_sim_grid_sites(tmp_path: Path) -> None:
+    from daemons.gridmanager.site import SiteSpec
+    from daemons.gridmanager.sites import read_sites
+
+    path = make_run_dir(parse_scenario(SITES), tmp_path / "run")
+    config = Config.load(path, subsystem="GRIDMANAGER", env={})
+    assert read_sites(config) == [SiteSpec("batch slurm", 3, 60.0, 0.25),
+                                  SiteSpec('condor ce.example.org "quoted"', 1, 0.0, 0.0)]
+    without = make_run_dir(parse_scenario(SCENARIO), tmp_path / "other")
+    assert read_sites(Config.load(without, env={})) == [SiteSpec("batch", 10, 0.0, 0.0)]

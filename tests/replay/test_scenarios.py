@@ -56,9 +56,15 @@ def job_events(run_dir: Path) -> JobEvents:
 
 
 def job_messages(run_dir: Path) -> Counter[tuple[object, ...]]:
-    """The messages about jobs in a kept run's trace: (time, from, to, command, job)."""
-    return Counter((r["t"], r["from"], r["to"], r["cmd"], r["job"])
-                   for r in read_trace(run_dir / "trace.jsonl") if r["job"] is not None)
+    """The messages about jobs in a kept run's trace: (time, from, to, command, job).
+
+    A run whose jobs no daemon sends a message about (local and scheduler universe jobs,
+    which the schedd runs itself) is compared by all its daemons' messages instead."""
+    records = read_trace(run_dir / "trace.jsonl")
+    about_jobs = Counter((r["t"], r["from"], r["to"], r["cmd"], r["job"])
+                         for r in records if r["job"] is not None)
+    return about_jobs or Counter((r["t"], r["from"], r["to"], r["cmd"], None)
+                                 for r in records if not str(r["cmd"]).startswith("SIM_"))
 
 
 def _run_dir(runs_dir: Path, name: str, run: str) -> Path:

@@ -84,9 +84,17 @@ def test_explain_narrates_in_simulated_then_real_time_order(tmp_path: Path) -> N
     run = _run_dir(tmp_path, tz="UTC")
     logs = {
         "NegotiatorLog": [_record(20, "negotiator", "matched", 5.0, submitter="alice@x",
-                                  slot="slot1@exec1", job="1.0"),
+                                  slot="slot1@exec1", request="1.0", autocluster=1,
+                                  request_count="1 of 2"),
+                          _record(20, "negotiator", "matched", 5.1, submitter="alice@x",
+                                  slot="slot1@exec2", request="1.0", autocluster=1,
+                                  request_count="2 of 2"),
                           _record(20, "negotiator", "cycle_started", 4.0, cycle=1)],
-        "SchedLog": [_record(20, "schedd", "claimed", 6.0, job="1.0", claim="c1"),
+        "SchedLog": [_record(20, "schedd", "match_received", 5.05, job="1.0",
+                             slot="slot1@exec1", request="1.0"),
+                     _record(20, "schedd", "match_received", 5.15, job="1.1",
+                             slot="slot1@exec2", request="1.0"),
+                     _record(20, "schedd", "claimed", 6.0, job="1.1", claim="c1"),
                      _record(0, "schedd", "submitted", 1.0, cluster=1, procs=1)],
         "StarterLog": [_record(25, "starter@exec1", "job_deferred", 7.0, job="1.0",
                                seconds=35),
@@ -98,8 +106,13 @@ def test_explain_narrates_in_simulated_then_real_time_order(tmp_path: Path) -> N
                                         + "not json\n")
     assert narrate(run, "UTC").splitlines()[2:] == [
         "2026-01-01 00:00:00  schedd queued cluster 1 (1 jobs)",
-        "2026-01-01 00:00:20  negotiator matched 1.0 of alice@x to slot1@exec1",
-        "2026-01-01 00:00:20  schedd claimed a slot for 1.0",
+        "2026-01-01 00:00:20  negotiator matched a request of alice@x (autocluster 1, request "
+        "1 of 2, represented by 1.0) to slot1@exec1",
+        "2026-01-01 00:00:20  schedd takes the match of slot1@exec1 for 1.0",
+        "2026-01-01 00:00:20  negotiator matched a request of alice@x (autocluster 1, request "
+        "2 of 2, represented by 1.0) to slot1@exec2",
+        "2026-01-01 00:00:20  schedd takes the match of slot1@exec2 for 1.1",
+        "2026-01-01 00:00:20  schedd claimed a slot for 1.1",
         "2026-01-01 00:00:25  starter: 1.0 waits 35s for its deferral time",
         "2026-01-01 00:01:00  starter@exec1: job_odd_thing 1.0 detail=x",
     ]

@@ -15,6 +15,7 @@ import pytest
     ("startd", "SIM_MACHINES = exec1\nSIM_MACHINE_exec1_SLOTS = many\n",
      "SIM_MACHINE_exec1_SLOTS"),
     ("negotiator", "NEGOTIATOR_PRE_JOB_RANK = (1 +\n", "NEGOTIATOR_PRE_JOB_RANK"),
+    ("gridmanager", 'SIM_GRID_SITES = [ Resource = "batch"; Slots = 0 ]\n', "SIM_GRID_SITES"),
 ])
 def test_an_unusable_knob_is_named_and_the_daemon_exits_2(
         tmp_path: Path, daemon: str, config: str, knob: str) -> None:

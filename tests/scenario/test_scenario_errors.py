@@ -257,8 +257,28 @@ CASES = [
     ),
     pytest.param(
         H + '[[action]]\nat = "10m"\ndo = "freeze"\n',
-        'scenario.toml, line 5: [[action]] #1 (at "10m"): do: unknown action \'freeze\' (expected one of hold, release, remove, qedit, suspend, continue, vacate, reconfig, kill, restart)',
+        'scenario.toml, line 5: [[action]] #1 (at "10m"): do: unknown action \'freeze\' (expected one of hold, release, remove, qedit, suspend, continue, vacate, reconfig, kill, restart, site_down, site_up)',
         id='action_do',
+    ),
+    pytest.param(
+        H + '[[action]]\nat = "10m"\ndo = "site_down"\n',
+        'scenario.toml, line 3: [[action]] #1 (at "10m"): site: missing (required: the resource of the [[site]] it concerns)',
+        id='action_site_missing',
+    ),
+    pytest.param(
+        H + '[[site]]\nresource = "batch slurm"\n[[action]]\nat = "10m"\ndo = "site_up"\nsite = "batch pbs"\n',
+        'scenario.toml, line 8: [[action]] #1 (at "10m"): site: no [[site]] has resource "batch pbs" (sites: "batch slurm")',
+        id='action_site_unknown',
+    ),
+    pytest.param(
+        H + '[[action]]\nat = "10m"\ndo = "site_up"\nsite = "batch pbs"\n',
+        'scenario.toml, line 6: [[action]] #1 (at "10m"): site: no [[site]] has resource "batch pbs" (sites: none: add a [[site]])',
+        id='action_site_none',
+    ),
+    pytest.param(
+        H + '[[action]]\nat = "10m"\ndo = "hold"\njob = "1.0"\nsite = "batch"\n',
+        "scenario.toml, line 7: [[action]] #1 (at \"10m\"): site: not used by 'hold' (only by site_down, site_up)",
+        id='action_site_on_hold',
     ),
     pytest.param(
         H + '[[action]]\nat = "10m"\ndo = "relase"\njob = "1"\n',
@@ -427,7 +447,7 @@ CASES = [
     ),
     pytest.param(
         H + '[[expect]]\nads = "Startd"\ncount = 1\n',
-        'scenario.toml, line 4: [[expect]] #1 (at "end"): ads: unknown ad type \'Startd\' (expected one of Machine, Scheduler, Submitter, Negotiator, DaemonMaster, Collector)',
+        'scenario.toml, line 4: [[expect]] #1 (at "end"): ads: unknown ad type \'Startd\' (expected one of Machine, Scheduler, Submitter, Negotiator, DaemonMaster, Collector, Grid)',
         id='expect_ads2',
     ),
     pytest.param(

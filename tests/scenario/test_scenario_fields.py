@@ -76,6 +76,7 @@ def test_config_values_become_config_text() -> None:
         ENABLE_THING = true
         DISABLED = false
         RATIO = 0.25
+        JOB_ROUTER_SOURCE_JOB_CONSTRAINT = "WantJobRouter"
         JOB_ROUTER_ROUTE_NAMES = "Site1 Site2"
         JOB_ROUTER_ROUTE_Site1 = \'\'\'
           GridResource = "batch slurm"
@@ -89,6 +90,7 @@ def test_config_values_become_config_text() -> None:
         "ENABLE_THING": "true",
         "DISABLED": "false",
         "RATIO": "0.25",
+        "JOB_ROUTER_SOURCE_JOB_CONSTRAINT": "WantJobRouter",
         "JOB_ROUTER_ROUTE_NAMES": "Site1 Site2",
         "JOB_ROUTER_ROUTE_Site1": '  GridResource = "batch slurm"\n  MaxIdleJobs = 5\n',
         "SCHEDD.SCHEDD_INTERVAL": "60",

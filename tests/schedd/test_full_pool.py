@@ -57,12 +57,14 @@ async def test_jobs_run_to_completion_through_every_daemon(
     events = read_events(tmp_path / "job.log")
     per_job = {p: [(e.type, e.timestamp - start) for e in events if e.proc == p]
                for p in range(3)}
-    # Two slots: 1.0 and 1.1 match at the first cycle; 1.2 takes a freed claim at once.
-    assert per_job[0] == [("SUBMIT", 0), ("EXECUTE", 60), ("IMAGE_SIZE", 68),
-                          ("JOB_TERMINATED", 120)]
-    assert per_job[2] == [("SUBMIT", 0), ("EXECUTE", 120), ("IMAGE_SIZE", 128),
-                          ("JOB_TERMINATED", 180)]
-    assert [a.evaluate("CompletionDate") - start for a in hist.ads] == [180, 120, 120]
+    # Two slots: 1.0 and 1.1 match at the cycle the submit's RESCHEDULE asks for (sent at
+    # 5 s, after the schedd's next collector update; the cycle waits NEGOTIATOR_CYCLE_DELAY
+    # after the one at 0 s); 1.2 takes a freed claim at once.
+    assert per_job[0] == [("SUBMIT", 0), ("EXECUTE", 20), ("IMAGE_SIZE", 28),
+                          ("JOB_TERMINATED", 80)]
+    assert per_job[2] == [("SUBMIT", 0), ("EXECUTE", 80), ("IMAGE_SIZE", 88),
+                          ("JOB_TERMINATED", 140)]
+    assert [a.evaluate("CompletionDate") - start for a in hist.ads] == [140, 80, 80]
 
 
 async def test_a_crontab_job_runs_on_its_schedule_and_is_requeued(

@@ -75,6 +75,36 @@ def test_autoformat_and_selection() -> None:
         selection(["-bogus"])
 
 
+def test_time_in_autoformat_is_the_schedds_time_of_the_answer() -> None:
+    """`q -af 'time() - JobCurrentStartDate'` gives the job's run time, not a 1970 figure."""
+    ad = _job(1, 0, 2, ServerTime=T0 + 90, JobCurrentStartDate=T0 + 30)
+    assert format_af([ad], ["time() - JobCurrentStartDate", "time()"]) == f"60 {T0 + 90}\n"
+    assert format_af([_job(1, 0)], ["time()"], now=T0) == f"{T0}\n"
+
+
+def test_tools_tell_the_pools_time_from_its_clock(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A live pool's clock runs SIM_SPEED times real time from `up`; tools read it, not the
+    host clock; with no pool, the host clock (as HTCondor's tools)."""
+    import os
+    import time
+
+    from condorsim import pool as poolmod
+    from condorsim.classad.tool import main as classad_eval
+
+    (tmp_path / "log").mkdir()
+    assert abs(poolmod.pool_time(tmp_path) - time.time()) < 5  # no pool
+    wall = time.time() - 10
+    poolmod.clock_file(tmp_path).write_text(
+        f'{{"start": {T0}, "wall": {wall}, "speed": 60}}\n')
+    (tmp_path / "master.pid").write_text(f"{os.getpid()}\n")  # a live master
+    assert abs(poolmod.pool_time(tmp_path) - (T0 + 600)) <= 60
+    import io
+    out = io.StringIO()
+    assert classad_eval(["time()"], out=out, now=T0) == 0
+    assert out.getvalue().splitlines()[-1] == str(T0)
+
+
 def test_dates_and_run_times_use_the_schedds_simulated_time() -> None:
     ads = [_job(1, 0, 2, ServerTime=T0 + 3725, ShadowBday=T0 + 100)]
     now = server_time(ads)

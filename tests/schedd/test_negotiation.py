@@ -48,7 +48,8 @@ def test_requests_by_autocluster_matches_and_rejections(tmp_path: Path) -> None:
     slot = ClassAd.parse('[ Name = "slot1@e" ]')
     for _ in range(3):  # the third match finds no unmatched job of that autocluster
         n.handle("c", m.PERMISSION_AND_AD(claim_id="c1", slot_ad=slot, request_index=0), T0)
-    assert [a[0] for a in matched] == [(1, 0), (1, 1)] and log.events == ["match_unused"]
+    assert [a[0] for a in matched] == [(1, 0), (1, 1)]
+    assert log.events == ["match_received", "match_received", "match_unused"]
     second = n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=5), T0)
     assert isinstance(second, m.RESOURCE_REQUEST_LIST) and len(second.requests) == 1
     n.handle("c", m.REJECTED_WITH_REASON(reason="no match found", request_index=0), T0 + 1)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from condorsim.classad import ClassAd
+from condorsim.classad import ClassAd, parse_expr
+from condorsim.classad._values import AbsTime, RelTime
 from condorsim.eventlog import read_events
 from daemons.schedd.history import read_history
 from daemons.schedd.policy import evaluate_periodic
@@ -118,6 +119,30 @@ def test_everything_survives_a_reload_of_job_queue_log(tmp_path: Path) -> None:
     assert again.submit("alice", SUB, str(tmp_path), "job.sub", T0)[0] == (2, 0)
 
 
+def test_a_time_valued_attribute_survives_a_restart_and_lands_in_history(tmp_path: Path) -> None:
+    q = _queue(tmp_path)
+    q.submit("alice", SUB, str(tmp_path), "job.sub", T0)
+    deadline = 'absTime("2026-03-01T12:00:00+01:00")'
+    q.qedit(["1.0"], "", "Deadline", deadline, "alice", T0 + 1)
+    q.qedit(["1.0"], "", "Budget", "absTime(1767225600, 3600) - absTime(0)", "alice", T0 + 1)
+    q.qedit(["1.0"], "", "Grace", 'relTime("1:30")', "alice", T0 + 1)
+    q.store.close()
+    again = _queue(tmp_path)  # the schedd restarts: job_queue.log is read back
+    assert _v(again, (1, 0), "Deadline") == AbsTime(1772362800, 3600)
+    assert str(again.jobs[(1, 0)].lookup("Deadline")) == deadline
+    assert _v(again, (1, 0), "Budget") == RelTime(1767225600.0)
+    assert _v(again, (1, 0), "Grace") == 90.0  # relTime("...") evaluates to a real (HTCondor 24)
+    again.act("remove", ["1.0"], "", "", "alice", T0 + 30)
+    hist = read_history(
+        tmp_path / "spool" / "history", 'Deadline > absTime("2026-01-01T00:00:00Z")'
+    )
+    assert [a.evaluate("ProcId") for a in hist] == [0]
+    assert hist[0].evaluate("Deadline") == AbsTime(1772362800, 3600)
+    assert parse_expr("getHours(Deadline)").evaluate(hist[0]) == 11  # UTC, the default zone
+    text = (tmp_path / "spool" / "history").read_text()
+    assert 'Deadline = absTime("2026-03-01T12:00:00+01:00")' in text
+
+
 def test_periodic_policy_hold_remove_release() -> None:
     ad = ClassAd.parse('[ JobStatus = 1; PeriodicHold = time() > 100 ]')
     assert evaluate_periodic(ad, 50) is None
@@ -131,3 +156,20 @@ def test_periodic_policy_hold_remove_release() -> None:
                        ' PeriodicHoldSubCode = 7 ]')
     act = evaluate_periodic(ad, 1)
     assert act is not None and (act.reason, act.subcode) == ("x", 7)
+
+
+def test_submit_takes_the_pools_configuration_as_condor_submit_would(tmp_path: Path) -> None:
+    """ScheddInterval comes from SCHEDD_INTERVAL and User/FileSystemDomain from the pool's
+    UID_DOMAIN/FILESYSTEM_DOMAIN -- the same names the slots and submitter ads carry --
+    not from the host the simulator happens to run on."""
+    from condorsim.config import Config
+    from daemons.schedd.daemon import submit_config
+
+    cfg = Config.from_text("SCHEDD_INTERVAL = 60\nUID_DOMAIN = pool.example\n", subsystem="SCHEDD")
+    q = JobQueue(tmp_path / "spool", submit_config=submit_config(cfg))
+    q.open(T0)
+    sub = "executable = /bin/sleep\narguments = 60\ndeferral_time = 1767226000\nqueue\n"
+    q.submit("alice", sub, str(tmp_path), "job.sub", T0)
+    assert _v(q, (1, 0), "ScheddInterval") == 60
+    assert _v(q, (1, 0), "User") == "alice@pool.example"
+    assert _v(q, (1, 0), "FileSystemDomain") == "localhost"

@@ -61,7 +61,8 @@ class FakeStartd:
             assert isinstance(reply, m.QUERY_RESULT) and len(reply.ads) == 1
             starter = reply.ads[0].evaluate("MyAddress")
             slot = ClassAd({"Name": "slot1@exec1", "MyAddress": self.address,
-                            "SimClockOffset": self.clock_offset})
+                            "SimClockOffset": self.clock_offset, "Cpus": 1, "Memory": 512,
+                            "Disk": 1000, "MachineResources": "Cpus Memory Disk Swap"})
             async with await self.ctx.connect(starter, "starter") as c:
                 answer = await c.request(m.STARTER_START(
                     claim_id=msg.claim_id, job_ad=msg.job_ad, shadow_addr=msg.shadow_addr,

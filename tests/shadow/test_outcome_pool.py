@@ -310,3 +310,37 @@ async def test_bad_requests_are_refused_and_the_daemons_carry_on(
         await h.start_job(job(100))  # both still serve
         await h.schedd.exited.wait()
         assert h.schedd.exit.exit_code == ShadowExit.JOB_EXITED
+
+
+async def test_execute_and_terminate_events_carry_htcondor_24s_lines(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    """The execute event lists the starter's scratch directory and the slot's resources;
+    the terminate event ends with "Job terminated of its own accord at <UTC> with
+    exit-code N." (the job's ToE tag, which the schedd's ad keeps too) -- both as
+    HTCondor 24's shadow writes them, read back by HTCondor's JobEventLog."""
+    import htcondor
+
+    autojump_clock.jump(EPOCH)
+    async with open_harness(tmp_path) as h:
+        await h.start_job(job(100, "+SimExitCode = 3"))
+        await h.schedd.exited.wait()
+        final = h.schedd.job_ad()
+        toe = final.evaluate("ToE")
+        assert isinstance(toe, ClassAd) and toe.evaluate("How") == "OF_ITS_OWN_ACCORD"
+        ended = int(trio.current_time())
+        theirs = list(htcondor.JobEventLog(str(h.iwd / "job.log")).events(0))
+        execute = next(e for e in theirs if e.type == htcondor.JobEventType.EXECUTE)
+        props = dict(execute["ExecuteProps"])
+        assert sorted(props) == ["CondorScratchDir", "Cpus", "Disk", "Memory"]
+        assert props["CondorScratchDir"].endswith("/dir_1000")
+        terminated = theirs[-1]
+        assert terminated.type == htcondor.JobEventType.JOB_TERMINATED
+        assert dict(terminated["ToE"]) == {
+            "Who": "itself", "How": "OF_ITS_OWN_ACCORD", "HowCode": 0, "When": ended,
+            "ExitBySignal": False, "ExitCode": 3}
+        text = (h.iwd / "job.log").read_text()
+        stamp = trio.current_time()
+        from datetime import UTC, datetime
+        when = datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        assert f"\n\n\tJob terminated of its own accord at {when} with exit-code 3.\n...\n" in text

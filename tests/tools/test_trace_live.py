@@ -21,7 +21,8 @@ def test_trace_shows_a_live_pool_s_job_from_the_submit_to_the_history(tmp_path: 
     config = ensure_home(home)  # the configuration `condorsim up` writes, 30 times faster
     config.write_text(config.read_text() + "SIM_SPEED = 30\n")
     sub = tmp_path / "f.sub"
-    sub.write_text("executable = /bin/sleep\narguments = 60\nlog = f.log\nqueue\n")
+    # the log's path is absolute: a relative one would land in the directory the tool runs in
+    sub.write_text(f"executable = /bin/sleep\narguments = 60\nlog = {tmp_path}/f.log\nqueue\n")
     assert run_cli(home, "up").returncode == 0
     try:
         assert run_cli(home, "submit", str(sub)).returncode == 0

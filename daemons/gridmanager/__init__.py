@@ -1,0 +1,1 @@
+"""condor_gridmanager: runs the schedd's grid-universe jobs at simulated sites."""

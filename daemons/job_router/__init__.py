@@ -1,0 +1,1 @@
+"""condor_job_router (docs/router.md)."""

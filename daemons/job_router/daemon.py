@@ -1,0 +1,283 @@
+"""condor_job_router's runner: the mirror, the timers and the schedd connection.
+
+How this works
+--------------
+At start the routing table is read from the configuration (condorsim.routing); a table that
+does not load is logged in JobRouterLog, knob by knob, and the router routes nothing (as
+HTCondor's does). Every JOB_ROUTER_POLLING_PERIOD, at the end of the instant (once every
+message of it has been handled, so the schedd has written what it will write and a replay
+sees the same log every time), the router polls job_queue.log (JOB_ROUTER_SCHEDD1_JOB_QUEUE_LOG,
+default $(SPOOL)/job_queue.log) and drives :class:`~.logic.JobRouterLogic`'s poll, turning
+each operation into a schedd command (QMGMT_*, and ACT_ON_JOBS for removals, as the condor
+user). Every PERIODIC_EXPR_INTERVAL it drives the originals' periodic policy the same way.
+Its Job_Router ad goes to the collector every UPDATE_INTERVAL. A command that fails (the
+schedd is restarting) fails that step only; the next poll tries again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import trio
+
+from condorsim.classad import ClassAd
+from condorsim.config import split_list
+from condorsim.jobqueue.records import JobQueueLogError
+from condorsim.routing import Route, RouterConfig, load_router_config, make_routed_copy
+from condorsim.runtime.daemon import DaemonContext
+from condorsim.runtime.network import Conn
+from condorsim.wire import Message
+from condorsim.wire import messages as m
+
+from .logic import (
+    Action,
+    Claim,
+    ClaimResult,
+    JobRouterLogic,
+    RemoveJob,
+    RouteError,
+    RouterKnobs,
+    RoutingTable,
+    SetAttrs,
+    SubmitCopy,
+    Yield,
+    job_str,
+    parse_job,
+)
+from .queue_mirror import QueueMirror
+from .userlog import RouterUserLogs
+
+PEER_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, trio.EndOfChannel)
+ROUTER_USER = "condor"
+"""Who the router acts as at the schedd (HTCondor's runs as root or condor: a queue super
+user, so it may remove the routed copies)."""
+
+
+class RouteAdapter:
+    """A condorsim.routing Route as the logic sees it (:class:`~.logic.RouteLike`)."""
+
+    def __init__(self, route: Route, router: RouterConfig, ctx: DaemonContext) -> None:
+        self.route = route
+        self.router = router
+        self.ctx = ctx
+        self.name = route.name
+        self.max_jobs = route.max_jobs
+        self.max_idle_jobs = route.max_idle_jobs
+        self.failure_rate_threshold = route.failure_rate_threshold
+
+    def requirements_text(self) -> str:
+        return self.route.requirements_text
+
+    def matches(self, job: ClassAd, now: int) -> bool:
+        return self.route.matches(job, now)
+
+    def edit_job_in_place(self, job: ClassAd, now: int) -> bool:
+        return self.route.test("EditJobInPlace", job, now)
+
+    def job_failure_test(self, job: ClassAd, now: int) -> bool:
+        return self.route.test("JobFailureTest", job, now)
+
+    def make_copy(self, job: ClassAd, now: int) -> ClassAd:
+        c, p = job.evaluate("ClusterId"), job.evaluate("ProcId")
+        routed = make_routed_copy(job, f"{c}.{p}", self.route, self.router, now=now,
+                                  rng=self.ctx.rng)
+        for message in routed.messages:
+            self.ctx.log.info("route_message", route=self.name, job=f"{c}.{p}", message=message)
+        if not routed.ok:
+            raise RouteError(routed.error or "the route's transform failed")
+        return routed.ad
+
+
+class JobRouter:
+    def __init__(self) -> None:
+        self.logic: JobRouterLogic | None = None
+        self.mirror: QueueMirror | None = None
+
+    async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
+        self.ctx = ctx
+        cfg = ctx.config
+        now = int(trio.current_time())
+        router = load_router_config(cfg)
+        for error in router.errors:
+            ctx.log.error("route_configuration_error", error=str(error))
+        for note in router.notes:
+            ctx.log.warning("route_configuration_note", note=note)
+        routes = [RouteAdapter(r, router, ctx) for r in router.routes] if router.enabled else []
+        if not router.enabled:
+            ctx.log.error("routing_disabled", why="the routing table did not load")
+        hook_keyword = cfg.get("JOB_ROUTER_HOOK_KEYWORD") or ""
+
+        def attrs_to_copy(ad: ClassAd) -> list[str]:
+            keyword = ad.evaluate("HookKeyword")
+            key = keyword if isinstance(keyword, str) and keyword else hook_keyword
+            return split_list(cfg.get(f"{key}_ATTRS_TO_COPY") or "") if key else []
+
+        chirp = cfg.get("CHIRP_DELAYED_UPDATE_PREFIX") or ""
+        knobs = RouterKnobs(
+            name=router.router_name, max_jobs=router.max_jobs,
+            release_on_hold=router.release_on_hold,
+            max_mirror_lag=cfg.get_int("MAX_JOB_MIRROR_UPDATE_LAG", 600),
+            attrs_to_copy=attrs_to_copy, chirp_prefixes=tuple(split_list(chirp)))
+        tz = cfg.get("SIM_TIMEZONE") or "UTC"
+        userlogs = RouterUserLogs(tz=tz, on_error=lambda e: ctx.log.warning(
+            "user_log_failed", error=e))
+        self.logic = JobRouterLogic(RoutingTable(routes, router.source_constraint,
+                                                 router.round_robin),
+                                    knobs, userlogs, start_time=now)
+        log_path = cfg.get("JOB_ROUTER_SCHEDD1_JOB_QUEUE_LOG") or str(
+            ctx.path("SPOOL", "spool") / "job_queue.log")
+        self.mirror = QueueMirror(log_path)
+        self.name = router.router_name
+        self.polling = max(1, router.polling_period)
+        async with trio.open_nursery() as nursery:
+            self.address = await nursery.start(
+                lambda task_status: ctx.serve(self._handle, task_status=task_status))
+            nursery.start_soon(self._advertise)
+            nursery.start_soon(self._poll_loop)
+            interval = cfg.get_int("PERIODIC_EXPR_INTERVAL", 60)
+            if interval > 0:
+                nursery.start_soon(self._periodic_loop, interval)
+            ctx.log.info("job_router_started", routes=[r.name for r in routes],
+                         job_queue_log=str(log_path))
+            task_status.started(self.address)
+
+    # -- messages to us ------------------------------------------------------------------
+    async def _handle(self, msg: Message, conn: Conn) -> None:
+        if isinstance(msg, m.DC_RECONFIG | m.DC_RECONFIG_FULL):
+            return
+        self.ctx.log.warning("unexpected_command", cmd=msg.command, peer=conn.peer)
+        if not msg.command.startswith("DC_"):
+            await conn.send(m.FAILED(reason=f"the job router does not take {msg.command}"))
+
+    # -- the collector -------------------------------------------------------------------
+    def router_ad(self) -> ClassAd:
+        logic = self.logic
+        assert logic is not None
+        ad = ClassAd({"MyType": "Job_Router", "Name": self.name, "MyAddress": self.address,
+                      "NumManagedJobs": len(logic.jobs),
+                      "RouteNames": ",".join(r.name for r in logic.table.routes)})
+        return ad
+
+    async def _advertise(self) -> None:
+        interval = max(1, self.ctx.config.get_int("UPDATE_INTERVAL", 300))
+        while True:
+            try:
+                async with await self.ctx.connect(self.ctx.collector_address(),
+                                                  "collector") as conn:
+                    await conn.send(m.UPDATE_AD_GENERIC(ad=self.router_ad()))
+            except PEER_ERRORS as e:
+                self.ctx.log.warning("collector_update_failed", error=str(e))
+            await trio.sleep(interval)
+
+    # -- polls ---------------------------------------------------------------------------
+    async def _at_end_of_instant(self, what: str) -> None:
+        ready = trio.Event()
+        self.ctx.at_end_of_instant((int(trio.current_time()), what), ready.set)
+        await ready.wait()
+
+    async def _poll_loop(self) -> None:
+        logic, mirror = self.logic, self.mirror
+        assert logic is not None and mirror is not None
+        while True:
+            await self._at_end_of_instant("job router poll")
+            now = int(trio.current_time())
+            try:
+                warnings = mirror.poll()
+            except JobQueueLogError as e:  # a log we cannot read: say so, try again later
+                self.ctx.log.error("job_queue_log_unreadable", error=str(e))
+                warnings = None
+            if warnings is not None:
+                for warning in warnings[:20]:
+                    self.ctx.log.warning("job_queue_log_warning", warning=warning)
+                await self._drive(logic.poll(dict(mirror.jobs), now))
+            await trio.sleep(self.polling)
+
+    async def _periodic_loop(self, interval: int) -> None:
+        logic = self.logic
+        assert logic is not None
+        while True:
+            await trio.sleep(interval)
+            await self._at_end_of_instant("job router periodic")
+            await self._drive(logic.periodic(int(trio.current_time())))
+
+    async def _drive(self, steps: Generator[Action, Any, None]) -> None:
+        """Run one poll of the logic: each operation it yields becomes a schedd command."""
+        logic = self.logic
+        assert logic is not None
+        result: Any = None
+        try:
+            while True:
+                action = steps.send(result)
+                result = await self._execute(action)
+        except StopIteration:
+            pass
+        finally:
+            for event, fields in logic.records:
+                self.ctx.log.info(event, **fields)
+            logic.records.clear()
+
+    async def _schedd(self) -> str | None:
+        try:
+            async with await self.ctx.connect(self.ctx.collector_address(), "collector") as c:
+                reply = await c.request(m.QUERY_SCHEDD_ADS(constraint="",
+                                                           projection=["MyAddress"]))
+        except PEER_ERRORS as e:
+            self.ctx.log.warning("collector_query_failed", error=str(e))
+            return None
+        if not isinstance(reply, m.QUERY_RESULT):
+            return None
+        for ad in reply.ads:
+            address = ad.evaluate("MyAddress")
+            if isinstance(address, str):
+                return address
+        return None
+
+    async def _request(self, msg: Message) -> Message | None:
+        address = await self._schedd()
+        if address is None:
+            return None
+        try:
+            async with await self.ctx.connect(address, "schedd") as conn:
+                return await conn.request(msg)
+        except PEER_ERRORS as e:
+            self.ctx.log.warning("schedd_request_failed", cmd=msg.command, error=str(e))
+            return None
+
+    async def _execute(self, action: Action) -> Any:
+        if isinstance(action, Claim):
+            reply = await self._request(m.QMGMT_CLAIM_JOB(job=job_str(action.job),
+                                                          manager=self.name))
+            if isinstance(reply, m.QMGMT_RESULT):
+                return {"ok": ClaimResult.OK, "busy": ClaimResult.BUSY}.get(
+                    reply.code, ClaimResult.ERROR)
+            return ClaimResult.ERROR
+        if isinstance(action, SubmitCopy):
+            reply = await self._request(m.QMGMT_SUBMIT_AD(owner=action.owner, ad=action.ad))
+            if isinstance(reply, m.SUBMIT_RESULT):
+                return (reply.cluster, 0)
+            if isinstance(reply, m.FAILED):
+                self.ctx.log.warning("copy_refused", src=job_str(action.src), reason=reply.reason)
+            return None
+        if isinstance(action, SetAttrs):
+            reply = await self._request(m.QMGMT_SET_ATTRIBUTES(
+                job=job_str(action.job), ad=action.attrs, delete=list(action.delete)))
+            return isinstance(reply, m.QMGMT_RESULT) and reply.ok
+        if isinstance(action, RemoveJob):
+            reply = await self._request(m.ACT_ON_JOBS(
+                action="remove", ids=[job_str(action.job)], constraint="",
+                reason=action.reason, owner=ROUTER_USER))
+            return isinstance(reply, m.ACT_RESULT) and not reply.errors
+        if isinstance(action, Yield):
+            logic = self.logic
+            assert logic is not None
+            reply = await self._request(m.QMGMT_YIELD_JOB(
+                job=job_str(action.job), manager=self.name, done=action.done,
+                release_on_hold=logic.knobs.release_on_hold))
+            if isinstance(reply, m.QMGMT_RESULT):
+                return True if reply.ok else ("stop" if reply.code == "stop" else False)
+            return False
+        raise AssertionError(f"unknown router action {action!r}")
+
+
+__all__ = ["JobRouter", "parse_job"]
