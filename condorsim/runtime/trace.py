@@ -38,6 +38,12 @@ def message_job(msg: Any) -> str | None:
                 c, p = str(cluster), str(proc)
                 if c.lstrip("-").isdigit() and p.lstrip("-").isdigit():
                     return f"{c}.{p}"
+            routed = value.get("RoutedFromJobId")  # a routed copy being submitted
+            if routed is not None:
+                text = str(routed).strip('"')
+                c, _, p = text.partition(".")
+                if c.isdigit() and p.isdigit():
+                    return text
     return None
 
 

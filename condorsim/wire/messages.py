@@ -88,6 +88,16 @@ GRIDMAN_UPDATE              gridmanager -> schedd   (job, ad, destroy) -- set at
                                                     leave the queue if destroy (OK or FAILED)
 SIM_SITE_DOWN               replay -> gridmanager   (resource) -- a simulated site goes down
 SIM_SITE_UP                 replay -> gridmanager   (resource) -- ... and comes back
+
+*job router* (job_router -> schedd: qmgmt operations, one transaction each; docs/router.md)
+QMGMT_CLAIM_JOB             job_router -> schedd    (job, manager) -- Idle and unmanaged ->
+                                                    Managed = External (QMGMT_RESULT ok/busy)
+QMGMT_YIELD_JOB             job_router -> schedd    (job, manager, done, release_on_hold) --
+                                                    give it back (QMGMT_RESULT ok/stop)
+QMGMT_SUBMIT_AD             job_router -> schedd    (owner, ad) -- the routed copy as a new
+                                                    cluster (SUBMIT_RESULT or FAILED)
+QMGMT_SET_ATTRIBUTES        job_router -> schedd    (job, ad, delete) -- push attributes
+                                                    (QMGMT_RESULT)
 =========================== ======================= ===============================================
 
 HTCondor's numeric codes and CEDAR encodings are not used: the command travels by name.

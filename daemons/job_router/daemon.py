@@ -93,6 +93,7 @@ class JobRouter:
     def __init__(self) -> None:
         self.logic: JobRouterLogic | None = None
         self.mirror: QueueMirror | None = None
+        self._schedd_address: str | None = None
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self.ctx = ctx
@@ -218,6 +219,10 @@ class JobRouter:
             logic.records.clear()
 
     async def _schedd(self) -> str | None:
+        """The schedd's address from the collector (remembered until a request to it fails,
+        as a daemon's DCSchedd locates it once)."""
+        if self._schedd_address is not None:
+            return self._schedd_address
         try:
             async with await self.ctx.connect(self.ctx.collector_address(), "collector") as c:
                 reply = await c.request(m.QUERY_SCHEDD_ADS(constraint="",
@@ -230,6 +235,7 @@ class JobRouter:
         for ad in reply.ads:
             address = ad.evaluate("MyAddress")
             if isinstance(address, str):
+                self._schedd_address = address
                 return address
         return None
 
@@ -241,6 +247,7 @@ class JobRouter:
             async with await self.ctx.connect(address, "schedd") as conn:
                 return await conn.request(msg)
         except PEER_ERRORS as e:
+            self._schedd_address = None  # a restarted schedd may listen elsewhere
             self.ctx.log.warning("schedd_request_failed", cmd=msg.command, error=str(e))
             return None
 

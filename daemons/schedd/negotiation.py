@@ -7,8 +7,9 @@ claim being requested) are grouped into autoclusters, in job priority order. Eac
 SEND_RESOURCE_REQUEST_LIST hands out the next ``count`` requests; ``request_index`` of a
 PERMISSION_AND_AD or REJECTED_WITH_REASON counts within the latest list. A match takes
 the first job of the autocluster not yet matched in the session and is passed to
-``matched`` (the claim keeper); a rejection is written into the autocluster's jobs
-(LastRejMatchReason, LastRejMatchTime; in memory only). END_NEGOTIATE closes the session.
+``matched`` (the claim keeper); a rejection is written into the request's job, the
+autocluster's representative (LastRejMatchReason, LastRejMatchTime, in job_queue.log as
+HTCondor's NONDURABLE SetAttribute). END_NEGOTIATE closes the session.
 No I/O: the runner feeds messages and sends the replies.
 """
 
@@ -90,10 +91,14 @@ class Negotiations:
             return None
         req = session.requests[index]
         if isinstance(msg, m.REJECTED_WITH_REASON):
-            for job in req.jobs:
-                if job in q.jobs:
-                    q.store.transient(job, {"LastRejMatchReason": msg.reason,
-                                            "LastRejMatchTime": now})
+            # scheduler_handleJobRejected: the request's job (the autocluster's
+            # representative) gets LastRejMatchReason and LastRejMatchTime by SetAttribute,
+            # NONDURABLE -- in job_queue.log (not fsync'ed), so the job router sees them
+            # (the seed's +WantJobRouter = LastRejMatchTime =!= UNDEFINED)
+            job = req.jobs[0] if req.jobs else None
+            if job is not None and job in q.jobs:
+                q.store.change(job, {"LastRejMatchReason": msg.reason,
+                                     "LastRejMatchTime": now})
             return None
         for job in req.jobs:
             if job in session.taken or job not in q.jobs or q.status(job) != JobStatus.IDLE:
