@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test lint bench clean browser
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -21,7 +21,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check condorsim daemons tests benchmarks
 	$(BIN)/mypy condorsim daemons
 
-test: lint
+# Debian's Chromium, for the report's browser test (never a downloaded browser build).
+browser:
+	@command -v chromium >/dev/null || (apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+
+test: lint browser
 	CONDOR_CONFIG=/dev/null $(BIN)/pytest
 
 bench: $(STAMP)

@@ -145,6 +145,12 @@ def _trace(argv: list[str]) -> int:
     return tool(argv)
 
 
+def _report(argv: list[str]) -> int:
+    from condorsim.tools.report import main as tool
+
+    return tool(argv)
+
+
 # -- the pool's life ----------------------------------------------------------------------------
 def _up(argv: list[str]) -> int:
     """condorsim up: start the local pool and return once it is ready."""
@@ -153,6 +159,7 @@ def _up(argv: list[str]) -> int:
               "~/.condorsim), writing a condor_config there on first use.")
         return 0
     from condorsim.config import Config, ConfigError
+    from condorsim.tools.waiting import Waiting, awaited
     from daemons.master.logic import DaemonListError, daemon_plan
 
     home = poolmod.pool_home()
@@ -188,19 +195,23 @@ def _up(argv: list[str]) -> int:
     (home / "master.pid").write_text(f"{proc.pid}\n")
     names = ["master", *(p.name for p in plan)]
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            print(f"condorsim up: the master exited (status {proc.returncode}); "
-                  f"see {log_dir / 'master.stderr'} and {log_dir / 'MasterLog'}", file=sys.stderr)
+    with Waiting("condorsim up") as waiting:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                waiting.show("the master exited")
+                print(f"condorsim up: the master exited (status {proc.returncode}); see "
+                      f"{log_dir / 'master.stderr'} and {log_dir / 'MasterLog'}", file=sys.stderr)
+                return 1
+            ready = [n for n in names if poolmod.address_file(home, n).exists()]
+            if len(ready) == len(names):
+                break
+            waiting.show(awaited(names, ready, "start", "up"))
+            time.sleep(0.05)
+        else:
+            missing = [n for n in names if not poolmod.address_file(home, n).exists()]
+            print(f"condorsim up: the pool did not come up within 60 s (waiting for: "
+                  f"{', '.join(missing)}); see {log_dir}", file=sys.stderr)
             return 1
-        missing = [n for n in names if not poolmod.address_file(home, n).exists()]
-        if not missing:
-            break
-        time.sleep(0.05)
-    else:
-        print(f"condorsim up: the pool did not come up within 60 s (waiting for: "
-              f"{', '.join(missing)}); see {log_dir}", file=sys.stderr)
-        return 1
     print(f"condorsim: pool running at {home} (master pid {proc.pid})")
     for n in names:
         print(f"  {n:<12} {poolmod.read_address(home, n)}")
@@ -217,6 +228,10 @@ def _down(argv: list[str]) -> int:
     if pid is None:
         print(f"condorsim down: no pool is running at {home}", file=sys.stderr)
         return 1
+    from condorsim.tools.waiting import Waiting, alive, awaited, daemon_pids
+
+    children = daemon_pids(home)
+    names = [*children, "master"]
     try:
         from condorsim.tools.common import send_command
         from condorsim.wire.messages import DC_OFF_GRACEFUL
@@ -224,11 +239,17 @@ def _down(argv: list[str]) -> int:
         send_command(poolmod.read_address(home, "master"), "master", DC_OFF_GRACEFUL())
     except (OSError, poolmod.PoolNotRunning):
         os.kill(pid, signal.SIGTERM)
-    if not _wait_gone(pid, 30):
-        os.kill(pid, signal.SIGTERM)
-        if not _wait_gone(pid, 15):
-            os.kill(pid, signal.SIGKILL)
-            _wait_gone(pid, 5)
+    with Waiting("condorsim down") as waiting:
+        def tick() -> None:
+            pids = {**children, "master": pid}
+            waiting.show(awaited(names, [n for n in names if not alive(pids[n])], "stop",
+                                 "stopped"))
+
+        if not _wait_gone(pid, 30, tick):
+            os.kill(pid, signal.SIGTERM)
+            if not _wait_gone(pid, 15, tick):
+                os.kill(pid, signal.SIGKILL)
+                _wait_gone(pid, 5)
     (home / "master.pid").unlink(missing_ok=True)
     for stale in (home / "log").glob(".*_address"):
         stale.unlink()
@@ -236,9 +257,11 @@ def _down(argv: list[str]) -> int:
     return 0
 
 
-def _wait_gone(pid: int, seconds: float) -> bool:
+def _wait_gone(pid: int, seconds: float, tick: Callable[[], None] | None = None) -> bool:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
+        if tick is not None:
+            tick()
         try:
             waited, _ = os.waitpid(pid, os.WNOHANG)
             if waited == pid:
@@ -276,6 +299,7 @@ COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "router_history": (_router_history, "routed jobs' history, like condor_router_history"),
     "replay": (_replay, "replay a scenario file and check its expectations"),
     "trace": (_trace, "one job's ClassAd flow from a run's message trace"),
+    "report": (_report, "one HTML page showing a whole run (Gantt chart, flows, results)"),
 }
 
 

@@ -85,10 +85,14 @@ class _Fields(dict[str, Any]):
         return "?"
 
 
-def read_log_records(log_dir: Path) -> list[dict[str, Any]]:
-    """Every JSON record of every ``*Log`` file in ``log_dir`` (unreadable lines skipped)."""
+def read_log_records(log_dir: Path, only: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """Every JSON record of every daemon log in ``log_dir`` (unreadable lines skipped);
+    ``only``: just these logs (``"MasterLog"``, ...). The one place that knows the logs'
+    file names and format."""
     records: list[dict[str, Any]] = []
-    for path in sorted(log_dir.glob("*Log")):
+    paths = sorted(log_dir.glob("*Log")) if only is None else \
+        [log_dir / name for name in only if (log_dir / name).is_file()]
+    for path in paths:
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
                 record = json.loads(line)

@@ -44,7 +44,7 @@ from condorsim.classad import ClassAd, ClassAdError
 
 from .explain import read_log_records
 
-__all__ = ["attribute_jobs", "history_records", "job_flow", "job_id", "select_job",
+__all__ = ["attribute_jobs", "history_ads", "history_records", "job_flow", "job_id", "select_job",
            "with_untraced_requests"]
 
 Record = Mapping[str, Any]
@@ -278,6 +278,11 @@ def job_id(ad: ClassAd) -> str | None:
     return None
 
 
+def history_ads(run_dir: Path) -> list[ClassAd]:
+    """Every job ad of the schedd's ``spool/history``, oldest first."""
+    return [ad for ad, _ in _read_history(run_dir / "spool" / "history", None)]
+
+
 def history_records(run_dir: Path, job: str | None = None) -> list[dict[str, Any]]:
     """One ``history`` row per ad written to ``spool/history`` (from ``schedd``, at the
     job's CompletionDate, else EnteredCurrentStatus) and ``spool/startd_history`` (from
@@ -286,8 +291,8 @@ def history_records(run_dir: Path, job: str | None = None) -> list[dict[str, Any
     rows: list[dict[str, Any]] = []
     for name, sender in (("history", "schedd"), ("startd_history", "startd")):
         for ad, banner_time in _read_history(run_dir / "spool" / name, job):
-            job = job_id(ad)
-            if job is None:
+            this = job_id(ad)  # not ``job``: the next file is filtered by it too
+            if this is None:
                 continue
             t = banner_time
             if sender == "schedd":
@@ -299,7 +304,7 @@ def history_records(run_dir: Path, job: str | None = None) -> list[dict[str, Any
             if t <= 0:
                 continue
             rows.append({"t": t, "from": sender, "to": "history", "cmd": "HISTORY",
-                         "job": job, "attrs": sorted(ad.keys(), key=str.lower)})
+                         "job": this, "attrs": sorted(ad.keys(), key=str.lower)})
     return rows
 
 
@@ -313,10 +318,24 @@ def select_job(job: str, jobs: Iterable[str]) -> bool:
 def job_flow(records: Sequence[Record], job: str, run_dir: Path | None = None) -> list[Record]:
     """The records of job ``"c.p"`` (or of every job of cluster ``"c"``) in trace order,
     with the history rows, using the logs and spool of ``run_dir`` when given."""
-    logs = read_log_records(run_dir / "log") if run_dir is not None else []
+    return job_flows(records, [job], run_dir)[job]
+
+
+def job_flows(records: Sequence[Record], jobs: Iterable[str], run_dir: Path | None = None,
+              logs: Iterable[Record] | None = None) -> dict[str, list[Record]]:
+    """:func:`job_flow` of several jobs, the trace attributed once; ``logs`` are the
+    daemons' log records when the caller has them already."""
+    if logs is None:
+        logs = read_log_records(run_dir / "log") if run_dir is not None else []
     records = with_untraced_requests(records)
     owners = attribute_jobs(records, logs)
-    flow = [(r, js) for r, js in zip(records, owners, strict=True) if select_job(job, js)]
+    return {job: _with_history(
+        [(r, js) for r, js in zip(records, owners, strict=True) if select_job(job, js)],
+        job, run_dir) for job in jobs}
+
+
+def _with_history(flow: list[tuple[Record, set[str]]], job: str,
+                  run_dir: Path | None) -> list[Record]:
     if run_dir is None:
         return [r for r, _ in flow]
     for row in history_records(run_dir, job):

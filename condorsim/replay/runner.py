@@ -44,7 +44,10 @@ from .driver import Driver
 from .instants import Instants, ReplayCoordinator, ReplayHost
 from .poolconfig import CONFIG_HEADER, make_run_dir
 from .progress import Progress
+from .runfacts import run_facts
 from .view import snapshot
+
+RESULT_FILE = "result.json"  # in every kept run directory: what --json writes
 
 
 @dataclass
@@ -59,6 +62,7 @@ class ReplayOutcome:
     finish_reason: str
     job_ads: list[Any] = field(default_factory=list)
     json: dict[str, Any] = field(default_factory=dict)
+    stopped_at_max: bool = False  # until = "quiet" and the queue never emptied
 
     @property
     def ok(self) -> bool:
@@ -77,8 +81,9 @@ def replay(path_or_scenario: str | Path | Scenario, *, keep: Path | None = None,
     ``keep``: run in this directory and leave it (logs, trace, queue) for ``condorsim
     trace``; otherwise a temporary directory is removed afterwards. ``json_out``: write
     the results as JSON. ``explain``: keep the run directory until the caller has
-    narrated it (the outcome's ``run_dir``; the caller removes it). ``progress``: a
-    progress line on stderr. Raises :class:`condorsim.scenario.ScenarioError` for a bad
+    narrated it or written its report (the outcome's ``run_dir``; the caller removes it).
+    A run directory that outlives the call gets ``result.json`` (:data:`RESULT_FILE`).
+    ``progress``: a progress bar on stderr. Raises :class:`condorsim.scenario.ScenarioError` for a bad
     file before any daemon starts.
     """
     scenario = (path_or_scenario if isinstance(path_or_scenario, Scenario)
@@ -92,6 +97,10 @@ def replay(path_or_scenario: str | Path | Scenario, *, keep: Path | None = None,
             shutil.rmtree(run_dir, ignore_errors=True)
     outcome.run_dir = run_dir if keep is not None or explain else None
     outcome.json = results_json(scenario, outcome.results, outcome.job_ads)
+    outcome.json["run"] = run_facts(outcome)
+    if outcome.run_dir is not None:
+        (run_dir / RESULT_FILE).write_text(json.dumps(outcome.json, indent=1) + "\n",
+                                           encoding="utf-8")
     if json_out is not None:
         json_out.write_text(json.dumps(outcome.json, indent=2) + "\n", encoding="utf-8")
     return outcome
@@ -171,7 +180,7 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
             instants = Instants(participant, host)
             driver = Driver(scenario, client, instants, run_dir, config_path,
                             master_address, log, background=nursery)
-            meter = Progress(scenario, driver, enabled=progress)
+            meter = Progress(scenario, driver, enabled=progress, stop_at=stop_at)
             if progress:
                 nursery.start_soon(meter.run, instants)
 
@@ -197,6 +206,8 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
                 outcome.final_time = trio.current_time()
                 outcome.finish_reason = host.finish_reason if host is not None and \
                     host.finished.is_set() else "until reached"
+                outcome.stopped_at_max = scenario.until == QUIET and \
+                    outcome.finish_reason == "limit reached"
                 at_end = [e for e in scenario.events_in_order() if e.at == END]
                 if at_end:
                     await driver.check(at_end)

@@ -1,7 +1,7 @@
 """``condorsim demo`` (``make demo``): the tour when the pool can run it, else a matchmaking show.
 
-The tour replays ``scenarios/tour.toml`` with the narrated timeline and keeps the run
-directory. Without it, the demo shows the ClassAd language doing the negotiator's work:
+The tour replays ``scenarios/tour.toml`` with the narrated timeline, keeps the run
+directory and ends with the path of the run's HTML report (``condorsim report``). Without it, the demo shows the ClassAd language doing the negotiator's work:
 a job ad matched symmetrically against slot ads, ranked, and explained clause by clause.
 """
 
@@ -73,19 +73,26 @@ def main(argv: list[str]) -> int:
         from condorsim.tools.replay import main as replay_main
 
         run_dir = REPO / "runs" / "tour"
-        status = replay_main([str(tour), "--explain", "--keep", str(run_dir)])
+        report = run_dir / "report.html"
+        status = replay_main([str(tour), "--explain", "--keep", str(run_dir),
+                              "--report", str(report)])
         print(f"""
 The run directory is kept at {run_dir}:
   log/             each daemon's log (SchedLog, StartLog, StarterLog, ...), JSON lines
   spool/           the schedd's job_queue.log and history
   trace.jsonl      every message between the daemons
   tour.log         the jobs' user event log, as HTCondor writes it
+  result.json      the expectations' results and each job's final ad
+  report.html      the whole run on one page: open it in a browser
 
 What to try next:
   .venv/bin/condorsim trace 2.0 --run {run_dir}             the deferred job's ClassAd flow
   .venv/bin/condorsim trace 2.0 --run {run_dir} --mermaid   ... as a sequence diagram
   .venv/bin/condorsim replay scenarios/deferral.toml        deferral: wait, window, missed
   .venv/bin/condorsim up                                    a live mini-pool; then submit, q,
-                                                            status, hold, release, rm, down""")
+                                                            status, hold, release, rm, down
+
+The tour's report (Gantt chart, the pool over time, each job's ClassAd flow):
+  {report.as_uri() if report.exists() else "(not written: see the error above)"}""")
         return status
     return matchmaking_show()

@@ -36,18 +36,19 @@ SUBMIT = "executable = /bin/sleep\narguments = 120\nlog = job.log\nqueue 5\n"
 async def _run_pool(tmp_path: Path, worklife: int
                     ) -> tuple[dict[int, int], int, list[str], list[int]]:
     """Submit five 120 s jobs to one slot; (EXECUTE time by proc, REQUEST_CLAIMs, slot
-    states at 1400 s, NumShadowStarts by proc). The negotiator's first cycle is at 1000 s,
-    its next at 2000 s."""
+    states at 420 s, NumShadowStarts by proc). The submit's RESCHEDULE (sent after the
+    schedd's collector update at 5 s) brings a cycle at 20 s (NEGOTIATOR_CYCLE_DELAY after the
+    one at 0 s); the next is at 1020 s."""
     config = Config.from_text(CONFIG + f"CLAIM_WORKLIFE = {worklife}\nLOCAL_DIR = {tmp_path}\n")
     async with open_inprocess_pool(config, tmp_path, DAEMONS) as pool:  # type: ignore[arg-type]
         start = trio.current_time()
         async with await pool.connect("schedd") as conn:
             await conn.request(m.SUBMIT_JOBS(owner="alice", text=SUBMIT, iwd=str(tmp_path),
                                              source="job.sub"))
-        await trio.sleep(1400)
+        await trio.sleep(420)
         async with await pool.connect("collector") as conn:
             slots = await conn.request(m.QUERY_STARTD_ADS(constraint="", projection=[]))
-        await trio.sleep(1600)
+        await trio.sleep(2580)
         async with await pool.connect("schedd") as conn:
             hist = await conn.request(m.QUERY_HISTORY(constraint="", projection=[], limit=0))
         claims = sum(1 for r in pool.trace if r["cmd"] == "REQUEST_CLAIM")
@@ -65,9 +66,9 @@ async def test_a_claim_is_reused_until_its_worklife_is_over(
     autojump_clock.jump(T0)
     executes, claims, states, starts = await _run_pool(tmp_path, 300)
     # jobs that start while the claim is at most 300 s old run on it back to back; at
-    # 1360 s the claim is 360 s old: released (the slot Unclaimed at 1400 s), and 1.3
+    # 380 s the claim is 360 s old: released (the slot Unclaimed at 420 s), and 1.3
     # waits for the next negotiation cycle, which claims the slot afresh
-    assert executes == {0: 1000, 1: 1120, 2: 1240, 3: 2000, 4: 2120}
+    assert executes == {0: 20, 1: 140, 2: 260, 3: 1020, 4: 1140}
     assert states == ["Unclaimed"]
     assert claims == 2
     # the schedd saw the claim was closing: no shadow was started for 1.3 on it in vain
@@ -80,5 +81,5 @@ async def test_without_a_limit_one_claim_runs_every_job(
 ) -> None:
     autojump_clock.jump(T0)
     executes, claims, states, starts = await _run_pool(tmp_path, worklife)
-    assert executes == {0: 1000, 1: 1120, 2: 1240, 3: 1360, 4: 1480}
+    assert executes == {0: 20, 1: 140, 2: 260, 3: 380, 4: 500}
     assert claims == 1 and states == ["Claimed"] and starts == [1, 1, 1, 1, 1]
