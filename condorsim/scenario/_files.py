@@ -5,8 +5,8 @@ How this works
 --------------
 :func:`parse_file` checks one entry: ``path`` (relative to the run directory, and it
 may not leave it: no absolute path, no ``..`` that climbs out, not the directory itself,
-not the ``condor_config`` or ``trace.jsonl`` the replay writes), exactly one of ``text``
-(the content) and ``file`` (a file relative to the scenario file, read now, as bytes),
+not the ``condor_config``, ``trace.jsonl`` or ``result.json`` the replay writes), exactly
+one of ``text`` (the content) and ``file`` (a file relative to the scenario file, read now, as bytes),
 and ``executable`` (mode 0755; default false, 0644). :func:`check_files` then refuses two
 entries for the same path and a path that another entry needs as a directory.
 """
@@ -22,7 +22,7 @@ from ._model import FileSpec
 
 __all__ = ["check_files", "file_label", "parse_file"]
 
-RESERVED: Final = ("condor_config", "trace.jsonl")
+RESERVED: Final = ("condor_config", "trace.jsonl", "result.json")
 """Files of the run directory that the replay itself writes."""
 
 

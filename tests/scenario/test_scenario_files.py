@@ -59,6 +59,7 @@ executable = true
      "path: '/etc/passwd' is absolute: give a path relative to the run directory"),
     ('path = "."\ntext = ""', "path: '.' is the run directory itself: name a file in it"),
     ('path = "condor_config"\ntext = ""', "path: 'condor_config' is written by the replay itself"),
+    ('path = "result.json"\ntext = ""', "path: 'result.json' is written by the replay itself"),
     ('text = ""', "path: missing (required: where to write it"),
     ('path = "x"', "missing the content: give text = '''...''' or file = \"name\""),
     ('path = "x"\ntext = ""\nfile = "y"', "text: give either text (the content) or file"),
