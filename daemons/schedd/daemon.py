@@ -8,7 +8,8 @@ REJECTED_WITH_REASON / END_NEGOTIATE on one connection, kept per connection in
 ``_sessions``), the shadow (SHADOW_UPDATE, SHADOW_EXIT, SHADOW_STARTED) and the gridmanager
 (GRIDMAN_UPDATE; grid jobs are handed to it, :mod:`.grid`). Timers: the collector update
 (every SCHEDD_INTERVAL, and SCHEDD_MIN_INTERVAL after a queue change), the periodic policy
-(PERIODIC_EXPR_INTERVAL) and the claims' keep-alives. Claims live in :mod:`.claims`.
+(PERIODIC_EXPR_INTERVAL) and the claims' keep-alives. The schedd's cron jobs (cron.py) add
+their output to the schedd ad. Claims live in :mod:`.claims`.
 After a restart, the jobs the log shows running are reconnected (:mod:`.reconnect`).
 A bad request is answered with FAILED and logged; the schedd carries on.
 """
@@ -31,6 +32,7 @@ from condorsim.wire import messages as m
 
 from . import qmgmt
 from .claims import ClaimKeeper
+from .cron import ScheddCron
 from .grid import GridLink, apply_gridmanager_update
 from .history import read_history
 from .local import LOCAL_UNIVERSES, LocalJobs, Phase, start_expressions, universe_of
@@ -106,6 +108,8 @@ class Schedd:
                 self.negotiations = Negotiations(
                     self.queue, matched=self.claims.matched, is_pending=self.claims.is_pending,
                     before=self._cron_all, log=ctx.log)
+                self.cron = ScheddCron(ctx)
+                nursery.start_soon(self.cron.runner.run)
                 nursery.start_soon(self._update_loop)
                 nursery.start_soon(self._policy_loop)
                 nursery.start_soon(self.claims.alive_loop)
@@ -363,6 +367,7 @@ class Schedd:
             "NumUsers": len(counts), "UpdateSequenceNumber": int(now),
             **host, **self.local.ad_attrs(),
         })
+        self.cron.merge_into(ad)
         # An owner whose last job left gets one more ad with zero counts (then none).
         for owner in self._last_owners - counts.keys():
             counts[owner] = dict(_ZERO_COUNTS)
