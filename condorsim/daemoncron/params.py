@@ -31,13 +31,26 @@ from enum import StrEnum
 from condorsim.classad import ClassAdError, ExprTree, parse_expr
 from condorsim.config import split_list
 from condorsim.hooks import Lookup
-from condorsim.submit._argsenv import (
-    ArgsError,
-    is_v2_quoted,
-    parse_environment,
-    split_v2_raw,
-    v2_unquote,
-)
+from condorsim.submit._argsenv import ArgsError, is_v2_quoted, split_v2_raw, v2_unquote
+
+
+def parse_environment(value: str) -> tuple[dict[str, str], bool]:
+    """Variables of an environment value (a cron job's ENV) and whether it was V1 text
+    (``;``-separated) rather than V2 (quoted, space-separated)."""
+    env: dict[str, str] = {}
+    if is_v2_quoted(value):
+        entries, was_v1 = split_v2_raw(v2_unquote(value)), False
+    else:
+        entries = [e.strip(" \t") for e in value.split(";")]
+        entries, was_v1 = [e for e in entries if e], True
+    for entry in entries:
+        name, eq, val = entry.partition("=")
+        if not eq:
+            raise ArgsError(f"ERROR: Missing '=' after environment variable '{name}'.")
+        if not name:
+            raise ArgsError(f"ERROR: missing variable in '{entry}'.")
+        env[name] = val
+    return env, was_v1
 
 
 class CronMode(StrEnum):
