@@ -46,6 +46,7 @@ Usage: condorsim submit [options] [<attrib>=<value>] [- | <submit-file>]
 \t-batch-name <name>\tappend a line to submit file that sets the batch name
 \t-dry-run <filename>\tprocess submit file and write ClassAd attributes to <filename>
 \t        \t\tbut do not actually submit the job(s) to the SCHEDD
+\t-unused\t\t\ttoggles unused or unexpanded macro warnings
 \t<attrib>=<value>\tSet <attrib>=<value> before reading the submit file.
 
     If <submit-file> is omitted or is -, and a -queue is not provided, submit commands
@@ -70,6 +71,7 @@ def parser() -> ToolArgs:
     t.option("batch-name", 1, dest="batch_name")
     t.option("queue", 1, dest="queue")
     t.option("pool", 2)
+    t.option("unused", 1, **flag)
     t.option("help", 1, **flag)
     return t
 
@@ -141,13 +143,27 @@ def main(argv: Sequence[str]) -> int:
     except ToolError as e:
         print(f"ERROR: {e}", file=sys.stderr)
         return 1
-    if args.dry_run is not None:
-        from condorsim.submit.tool import dry_run
+    from condorsim.config import ConfigError
+    from condorsim.submit.tool import dry_run, pool_config, prepare
 
+    try:
+        config = pool_config()  # what the schedd builds the jobs with, too
+    except ConfigError as e:
+        print(f"condorsim submit: {e}", file=sys.stderr)
+        return 1
+    name = "<stdin>" if source == "-" else source
+    if args.dry_run is not None:
         if args.dry_run == "-":
-            return dry_run(text, sys.stdout)
+            return dry_run(text + "\n", sys.stdout, config=config, toggle_unused=args.unused,
+                           source=name)
         with open(args.dry_run, "w", encoding="utf-8") as out:
-            return dry_run(text, out)
+            return dry_run(text + "\n", out, config=config, toggle_unused=args.unused,
+                           source=name)
+    # built and checked here first, as condor_submit does (warnings printed, a bad
+    # description refused before the schedd sees it), then queued by the schedd
+    if prepare(text + "\n", err=sys.stderr, config=config, toggle_unused=args.unused,
+               source=name) is None:
+        return 1
     return _submit(text, "(stdin)" if source == "-" else source, terse=args.terse,
                    verbose=(args.verbose or dash) and not args.terse, quiet=dash)
 
