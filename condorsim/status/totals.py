@@ -59,26 +59,25 @@ def _slots(count: _Count, ad: ClassAd) -> bool:
     return True
 
 
-def _slot_row(c: _Count, top: bool) -> str:
-    n = [int(c.get(k)) for k in ("machines", "Owner", "Claimed", "Unclaimed", "Matched",
-                                 "Preempting", "Drained", "Backfill", "BkIdle")]
-    return "%6d %5d %7d %9d %7d %10d %6d %8d %6d\n" % tuple(n)
+def _states(order: tuple[str, ...], widths: tuple[int, ...]
+            ) -> tuple[Callable[[_Count, bool], str], str]:
+    """The row and the header of a table of slot states (StartdNormalTotal's order, or
+    StartdStateTotal's): ``%Nd`` counts under ``%N.Ns`` headings."""
+    heads = {"machines": "Total", "Drained": "Drain", "BkIdle": "BkIdle"}
+
+    def row(c: _Count, top: bool) -> str:
+        return " ".join("%*d" % (w, int(c.get(k))) for k, w in zip(order, widths, strict=True)) + "\n"
+
+    head = " ".join("%*.*s" % (w, w, heads.get(k, k)) for k, w in zip(order, widths, strict=True))
+    return row, head + "\n"
 
 
-_SLOT_HEAD = "%6.6s %5.5s %7.7s %9.9s %7.7s %10.10s %6.6s %8.8s %6.6s\n" % (
-    "Total", "Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drain", "Backfill",
-    "BkIdle")
-
-
-def _state_row(c: _Count, top: bool) -> str:
-    n = [int(c.get(k)) for k in ("machines", "Owner", "Unclaimed", "Claimed", "Preempting",
-                                 "Matched", "Drained", "Backfill", "BkIdle")]
-    return "%6d %5d %9d %7d %10d %7d %6d %8d %6d\n" % tuple(n)
-
-
-_STATE_HEAD = "%6.6s %5.5s %9.9s %7.7s %10.10s %7.7s %6.6s %8.8s %6.6s\n" % (
-    "Total", "Owner", "Unclaimed", "Claimed", "Preempting", "Matched", "Drain", "Backfill",
-    "BkIdle")
+_slot_row, _SLOT_HEAD = _states(
+    ("machines", "Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drained",
+     "Backfill", "BkIdle"), (6, 5, 7, 9, 7, 10, 6, 8, 6))
+_state_row, _STATE_HEAD = _states(
+    ("machines", "Owner", "Unclaimed", "Claimed", "Preempting", "Matched", "Drained",
+     "Backfill", "BkIdle"), (6, 5, 9, 7, 10, 7, 6, 8, 6))
 
 
 def _run(count: _Count, ad: ClassAd) -> bool:

@@ -23,7 +23,7 @@ line.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
 from condorsim.classad import (
@@ -36,7 +36,7 @@ from condorsim.classad import (
 )
 from condorsim.classad._unparse import name_text, unparse
 
-__all__ = ["FORMATS", "AdFileError", "AdWriter", "detect_format", "read_ads"]
+__all__ = ["FORMATS", "AdFileError", "AdWriter", "detect_format", "project", "read_ads"]
 
 FORMATS = ("long", "new", "json", "auto")
 
@@ -146,6 +146,19 @@ def _json_value(value: Any, source: str) -> Any:
         except ClassAdError as exc:
             raise AdFileError(f"{source}: {value!r} is not a valid expression: {exc}") from None
     return value
+
+
+def project(ad: ClassAd, attrs: Sequence[str]) -> ClassAd:
+    """The ad with only ``attrs`` (those it has, spelled as it spells them); the ad itself
+    when ``attrs`` is empty (the tools' ``-attributes``)."""
+    if not attrs:
+        return ad
+    small = ClassAd()
+    for name in attrs:
+        tree = ad.lookup(name)
+        if tree is not None:
+            small[ad.spelling(name) or name] = tree
+    return small
 
 
 def _sorted_pairs(ad: ClassAd, sort: bool) -> list[tuple[str, ExprTree]]:

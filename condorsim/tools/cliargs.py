@@ -19,6 +19,7 @@ positional ``words``. An unknown option, a missing value or a bad number raises
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -89,6 +90,23 @@ class ToolArgs:
         args = self.parser.parse_intermixed_args(tokens)
         args.colons = colons
         return args
+
+
+def read_args(tool: ToolArgs, argv: Sequence[str], usage: str,
+              error: str = "Error: ") -> argparse.Namespace | int:
+    """The parsed arguments, or the exit status when there is nothing to run: 1 after
+    ``<error><reason>`` on stderr and the usage on stdout (as HTCondor's tools do), 0 after
+    the usage for ``-help`` (an option every tool declares as ``help``)."""
+    try:
+        args = tool.parse(argv)
+    except ArgsError as e:
+        print(f"{error}{e}", file=sys.stderr)
+        sys.stdout.write(usage)
+        return 1
+    if getattr(args, "help", False):
+        sys.stdout.write(usage)
+        return 0
+    return args
 
 
 def _takes_value(action: argparse.Action) -> bool:

@@ -31,8 +31,8 @@ from condorsim import pool as poolmod
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, parse_expr
 
 from . import qrender as r
-from .adfiles import AdWriter
-from .cliargs import ArgsError, ToolArgs
+from .adfiles import AdWriter, project
+from .cliargs import ToolArgs, read_args
 from .columns import combine, parse_af_options
 from .fmt import format_date, tool_zone
 from .printmask import Column, PrintMask
@@ -134,15 +134,9 @@ def default_columns(tz: str, wide: bool) -> list[Column]:
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``condorsim history``."""
-    try:
-        args = parser().parse(argv)
-    except ArgsError as e:
-        print(f"Error: {e}", file=sys.stderr)
-        sys.stdout.write(USAGE)
-        return 1
-    if args.help:
-        sys.stdout.write(USAGE)
-        return 0
+    args = read_args(parser(), argv, USAGE)
+    if isinstance(args, int):
+        return args
     for name in ("startd", "since", "completedsince", "name", "pool", "xml", "jsonl"):
         if getattr(args, name, None):
             print(f"condorsim history: -{name} is not supported by condorsim", file=sys.stderr)
@@ -204,17 +198,6 @@ def _attrs(args: argparse.Namespace) -> list[str]:
     return [a for a in (args.attributes or "").replace(",", " ").split() if a]
 
 
-def _project(job: ClassAd, attrs: Sequence[str]) -> ClassAd:
-    if not attrs:
-        return job
-    small = ClassAd()
-    for name in attrs:
-        tree = job.lookup(name)
-        if tree is not None:
-            small[job.spelling(name) or name] = tree
-    return small
-
-
 def _print(args: argparse.Namespace, jobs: Sequence[ClassAd]) -> None:
     out = sys.stdout
     attrs = _attrs(args)
@@ -223,13 +206,13 @@ def _print(args: argparse.Namespace, jobs: Sequence[ClassAd]) -> None:
             out.write("[\n]\n")  # condor_history writes the brackets even for no job
         writer = AdWriter(out, "json")
         for job in jobs:
-            writer.write(_project(job, attrs))
+            writer.write(project(job, attrs))
         writer.close()
         return
     if args.long:
         writer = AdWriter(out, "long")
         for job in jobs:
-            writer.write(_project(job, attrs))
+            writer.write(project(job, attrs))
         return
     ctx = EvalContext(now=poolmod.pool_time())
     if args.columns:

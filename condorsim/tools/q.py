@@ -38,8 +38,8 @@ from condorsim.wire import messages as m
 
 from . import qrender as r
 from . import qviews
-from .adfiles import AdFileError, AdWriter, read_ads
-from .cliargs import ArgsError, ToolArgs
+from .adfiles import AdFileError, AdWriter, project, read_ads
+from .cliargs import ToolArgs, read_args
 from .columns import combine, parse_af_options
 from .common import ToolError, send_command
 from .fmt import tool_zone
@@ -176,15 +176,9 @@ _UNSUPPORTED = ("pool", "direct", "submitter", "slot_constraint", "machine", "ad
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``condorsim q``."""
-    try:
-        args = parser().parse(argv)
-    except ArgsError as e:
-        print(f"Error: {e}", file=sys.stderr)
-        sys.stdout.write(USAGE)
-        return 1
-    if args.help:
-        sys.stdout.write(USAGE)
-        return 0
+    args = read_args(parser(), argv, USAGE)
+    if isinstance(args, int):
+        return args
     if args.version:
         from .version import version_lines
         sys.stdout.write(version_lines())
@@ -415,14 +409,7 @@ def _long(args: argparse.Namespace, jobs: Sequence[ClassAd]) -> int:
     attrs = [a.strip() for spec in args.attributes for a in spec.replace(",", " ").split() if a]
     writer = AdWriter(sys.stdout, form)
     for job in sorted(jobs, key=qviews._jid):
-        if attrs:
-            small = ClassAd()
-            for name in attrs:
-                tree = job.lookup(name)
-                if tree is not None:
-                    small[job.spelling(name) or name] = tree
-            job = small
-        writer.write(job)
+        writer.write(project(job, attrs))
     writer.close()
     return 0
 

@@ -25,7 +25,7 @@ from condorsim.status import USAGE, StatusArgError, parse_status_args
 from condorsim.status.views import sort_ads, table
 from condorsim.wire import messages as m
 
-from .adfiles import AdFileError, AdWriter, read_ads
+from .adfiles import AdFileError, AdWriter, project, read_ads
 from .columns import combine, parse_af_options
 from .common import ToolError, query_collector
 from .fmt import tool_zone
@@ -77,7 +77,7 @@ def main(argv: Sequence[str]) -> int:
     if req.form in ("long", "json", "new"):
         writer = AdWriter(out, req.form)
         for ad in ordered:
-            writer.write(_project(ad, req.attributes))
+            writer.write(project(ad, req.attributes))
         writer.close()
         return 0
     width, cut = _display(req.wide, req.width)
@@ -95,17 +95,6 @@ def _display(wide: bool, forced: int) -> tuple[int, int]:
     except (OSError, ValueError):
         return (1024 if wide else 80), 0
     return columns, (0 if wide else columns - 1)
-
-
-def _project(ad: ClassAd, attrs: Sequence[str]) -> ClassAd:
-    if not attrs:
-        return ad
-    small = ClassAd()
-    for name in attrs:
-        tree = ad.lookup(name)
-        if tree is not None:
-            small[ad.spelling(name) or name] = tree
-    return small
 
 
 def _ads(path: str | None, form: str, adtype: str, constraint: str, now: int) -> list[ClassAd]:

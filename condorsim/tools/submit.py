@@ -30,7 +30,7 @@ from typing import Any
 from condorsim import pool as poolmod
 from condorsim.wire import messages as m
 
-from .cliargs import ArgsError, ToolArgs
+from .cliargs import ToolArgs, read_args
 from .common import ToolError
 
 USAGE = """\
@@ -97,15 +97,9 @@ def compose(text: str, append: Sequence[str], variables: Sequence[str],
 
 def main(argv: Sequence[str]) -> int:
     """Entry point of ``condorsim submit``."""
-    try:
-        args = parser().parse(argv)
-    except ArgsError as e:
-        print(f"condorsim submit: {e}", file=sys.stderr)
-        sys.stdout.write(USAGE)
-        return 1
-    if args.help:
-        sys.stdout.write(USAGE)
-        return 0
+    args = read_args(parser(), argv, USAGE, "condorsim submit: ")
+    if isinstance(args, int):
+        return args
     if args.name or args.pool or args.spool:
         print("condorsim submit: -name, -pool and -spool are not supported by condorsim",
               file=sys.stderr)

@@ -53,26 +53,15 @@ class Collector:
 
     def self_ad(self, now: int) -> ClassAd:
         """The collector's own ad (``CollectorDaemon::sendCollectorAd``): the pool's
-        running and idle jobs (summed over the submitter ads) and its machines."""
+        running and idle jobs and its machines (:meth:`CollectorState.stats`)."""
         from condorsim.submit._build import CONDOR_VERSION
 
         assert self.state is not None
-        running = idle = 0
-        for ad in self.state.query("Submitter", None, None, now):
-            r, i = ad.evaluate("RunningJobs"), ad.evaluate("IdleJobs")
-            running += r if type(r) is int else 0
-            idle += i if type(i) is int else 0
-        states: dict[str, int] = {}
-        for ad in self.state.query("Machine", None, ["State"], now):
-            state = ad.evaluate("State")
-            states[str(state)] = states.get(str(state), 0) + 1
         return ClassAd({
             "MyType": "Collector", "Name": self._name, "Machine": "localhost",
             "MyAddress": self._address, "CollectorIpAddr": self._address,
             "CondorVersion": CONDOR_VERSION, "DaemonStartTime": self._start_time,
-            "RunningJobs": running, "IdleJobs": idle, "HostsTotal": sum(states.values()),
-            "HostsClaimed": states.get("Claimed", 0), "HostsUnclaimed": states.get("Unclaimed", 0),
-            "HostsOwner": states.get("Owner", 0),
+            **self.state.stats(),
         })
 
     async def _self_ad_loop(self, interval: int) -> None:

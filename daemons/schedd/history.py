@@ -79,11 +79,6 @@ def read_history(
 
 def project(ad: ClassAd, projection: list[str] | None) -> ClassAd:
     """The ad reduced to the attributes named in ``projection`` (all when empty)."""
-    if not projection:
-        return ad
-    small = ClassAd()
-    for name in projection:
-        tree = ad.lookup(name)
-        if tree is not None:
-            small[ad.spelling(name) or name] = tree
-    return small
+    from condorsim.tools.adfiles import project as keep
+
+    return keep(ad, projection or [])
