@@ -48,6 +48,11 @@ DC_RECONFIG_FULL            master/tool -> daemon   () -- full reconfiguration
 RESTART                     tool -> master          () -- restart the master and its daemons
 DAEMONS_OFF                 tool -> master          () -- stop every daemon, keep the master
 DAEMON_OFF                  tool -> master          (name) -- stop one daemon (its subsystem name)
+DAEMONS_ON                  tool -> master          () -- start again every daemon stopped
+DAEMON_ON                   tool -> master          (name) -- start again one daemon
+DRAIN_JOBS                  tool -> startd          (machine, how, reason, check, start,
+                                                    on_completion) -- drain a machine (OK/FAILED)
+CANCEL_DRAIN_JOBS           tool -> startd          (machine, request_id) -- stop draining it
 
 *negotiation* (negotiator <-> schedd, one connection per submitter per cycle)
 RESCHEDULE                  schedd -> negotiator    () -- start a negotiation cycle soon
@@ -301,6 +306,22 @@ class DAEMONS_ON(Message):
 @message("DAEMON_ON")
 class DAEMON_ON(Message):
     name: str
+
+
+@message("DRAIN_JOBS")
+class DRAIN_JOBS(Message):
+    machine: str
+    how: str  # graceful, quick or fast
+    reason: str
+    check: str  # an expression every slot must make true, or ""
+    start: str  # the START expression while draining, or "" (false)
+    on_completion: str  # "" (stay drained) or "resume"
+
+
+@message("CANCEL_DRAIN_JOBS")
+class CANCEL_DRAIN_JOBS(Message):
+    machine: str
+    request_id: str
 
 
 # ---- negotiation (negotiator <-> schedd) -------------------------------------------------

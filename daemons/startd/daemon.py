@@ -77,6 +77,10 @@ class Startd:
         # each slot's last state/activity, for the StartLog's "Changing state" lines; a slot
         # begins in Owner/Idle, as HTCondor's do
         self._last_state: dict[str, str] = {}
+        # condor_drain: each machine's last request id, and the machines that resume
+        # once drained (-resume-on-completion)
+        self._drain_ids: dict[str, int] = {}
+        self._drain_resume: set[str] = set()
         self._collector_lock = trio.Lock()
         self._updates_due: set[tuple[float, str, str]] = set()
         self._watched: set[str] = set()  # starter addresses whose death we watch for
@@ -215,11 +219,77 @@ class Startd:
                 self._write_history(action.job_ad)
         if slot.ad_changed:
             await self._publish(slot)
+        await self._drain_complete(slot)
         self._wakeup.set()
         self.hooks.wake()
         for action in actions:
             if not isinstance(action, WriteHistory):
                 await self._do(action, slot)
+
+    # -- condor_drain ------------------------------------------------------------------------
+
+    async def _drain_command(self, msg: m.DRAIN_JOBS | m.CANCEL_DRAIN_JOBS, conn: Conn,
+                             now: float) -> None:
+        """DRAIN_JOBS / CANCEL_DRAIN_JOBS for one machine (``ResMgr::startDraining``)."""
+        assert self.state is not None
+        slots = [s for s in self.state.slots if s.machine.name == msg.machine]
+        if not slots:
+            await conn.send(m.FAILED(reason=f"this startd has no machine {msg.machine!r}"))
+            return
+        if isinstance(msg, m.CANCEL_DRAIN_JOBS):
+            current = self._drain_ids.get(msg.machine)
+            if msg.request_id and current is not None and msg.request_id != str(current):
+                await conn.send(m.FAILED(reason=f"No matching draining request id "
+                                                f"{msg.request_id}."))
+                return
+            self._ctx.log.info("draining_cancelled", machine=msg.machine)
+            await self._undrain(msg.machine, slots, now)
+            await conn.send(m.OK())
+            return
+        if any(s.draining is not None for s in slots):
+            await conn.send(m.FAILED(reason="Draining already in progress."))
+            return
+        if msg.check:
+            from condorsim.classad import ClassAdError, EvalContext, parse_expr
+            try:
+                check = parse_expr(msg.check)
+            except ClassAdError as e:
+                await conn.send(m.FAILED(reason=f"bad draining check expression: {e}"))
+                return
+            for s in slots:
+                value = check.evaluate(my=self.state.slot_ad(s, now), ctx=EvalContext(now=int(now)))
+                if type(value) is not bool:
+                    await conn.send(m.FAILED(reason="Draining check expression does not "
+                                                    f"evaluate to a bool on {s.name}."))
+                    return
+                if not value:
+                    await conn.send(m.FAILED(reason=f"Draining check expression is false on "
+                                                    f"{s.name}."))
+                    return
+        self._drain_ids[msg.machine] = self._drain_ids.get(msg.machine, 0) + 1
+        if msg.on_completion == "resume":
+            self._drain_resume.add(msg.machine)
+        self._ctx.log.info("draining_started", machine=msg.machine, how=msg.how,
+                           reason=msg.reason, request_id=self._drain_ids[msg.machine])
+        await conn.send(m.OK())
+        for s in slots:
+            await self._after(s, s.drain(msg.how, msg.reason, now))
+
+    async def _undrain(self, machine: str, slots: list[Slot], now: float) -> None:
+        self._drain_resume.discard(machine)
+        for s in slots:
+            await self._after(s, s.undrain(now))
+
+    async def _drain_complete(self, slot: Slot) -> None:
+        """-resume-on-completion: once every slot of the machine is Drained, resume."""
+        assert self.state is not None
+        machine = slot.machine.name
+        if machine not in self._drain_resume or not slot.drained():
+            return
+        slots = [s for s in self.state.slots if s.machine.name == machine]
+        if all(s.drained() for s in slots):
+            self._ctx.log.info("draining_complete", machine=machine)
+            await self._undrain(machine, slots, trio.current_time())
 
     def _log_transitions(self, slot: Slot) -> None:
         for when, state, activity, event in slot.transitions:
@@ -410,6 +480,8 @@ class Startd:
         elif isinstance(msg, m.ALIVE):
             ok = slot is not None and slot.alive(msg.claim_id, now)
             await conn.send(m.OK() if ok else m.FAILED(reason="claim id is not valid"))
+        elif isinstance(msg, m.DRAIN_JOBS | m.CANCEL_DRAIN_JOBS):
+            await self._drain_command(msg, conn, now)
         else:
             self._ctx.log.warning("unexpected_command", cmd=msg.command, peer=conn.peer)
             if not msg.command.startswith("DC_"):  # daemon-control commands have no reply

@@ -110,6 +110,10 @@ class Slot:
         self.fetch_keyword: str | None = None
         self.published = ClassAd()
         self.cron_merge: Callable[[ClassAd, int], ClassAd] | None = None
+        # condor_drain: how the slot drains ("graceful", "quick", "fast"), None when it
+        # does not, and the reason it advertises (DrainReason)
+        self.draining: str | None = None
+        self.drain_reason = ""
         self.tick(now)
 
     # -- helpers -------------------------------------------------------------------------
@@ -182,8 +186,13 @@ class Slot:
         ad["START"] = self.machine.policy["START"]
         ad["Rank"] = self.machine.policy["RANK"]
         ad["CLAIM_WORKLIFE"] = self.machine.policy["CLAIM_WORKLIFE"]
-        # a preempting slot takes no further match (the docs: Requirements is False)
-        ad["Requirements"] = False if self.state == State.PREEMPTING else _REQUIREMENTS
+        # a preempting slot takes no further match (the docs: Requirements is False), nor
+        # does a draining one (its START is the draining START, false by default)
+        ad["Requirements"] = False if self.state == State.PREEMPTING or self.draining \
+            else _REQUIREMENTS
+        if self.draining is not None:
+            ad["Draining"] = True
+            ad["DrainReason"] = self.drain_reason
         claim = self.claim
         if with_claim and claim is not None and self.state in (State.CLAIMED, State.PREEMPTING):
             ad.update(claim.times(now))
@@ -221,6 +230,8 @@ class Slot:
             return False, "the machine's START expression is false (Owner state)", []
         if self.preempting is not None or self.state == State.PREEMPTING:
             return False, "the slot is already being preempted", []
+        if self.draining is not None:
+            return False, "the machine is draining", []
         slot_ad = self.ad(now)
         if not symmetric_match(job_ad, slot_ad, EvalContext(now=int(now))):
             return False, "the job does not match the machine's requirements", []
@@ -488,6 +499,9 @@ class Slot:
         if (self.claim is not None and self.claim.lease_deadline <= now
                 and self.state == State.CLAIMED):
             actions += self.release(self.claim.claim_id, now) or []
+        if (self.draining is not None or self.state == State.DRAINED) \
+                and self.state != State.PREEMPTING:  # a preempted claim ends as usual first
+            return actions + self._drain_step(now)
         if self.state in (State.OWNER, State.UNCLAIMED):
             start = self._eval("START", None, now)
             if self.state == State.OWNER and start is not False:
@@ -538,6 +552,44 @@ class Slot:
             if _true(self._eval("KILL", job, now)) or now - self.entered_activity >= limit:
                 self._go(Event.KILL, now)
         return actions
+
+
+    # -- draining (condor_drain) -------------------------------------------------------------
+
+    def drain(self, how: str, reason: str, now: float) -> list[Action]:
+        """Start draining: no new claim; the claim's job retires (graceful: up to
+        MAXJOBRETIREMENTTIME), is vacated (quick) or killed (fast); then Drained/Idle."""
+        self.draining, self.drain_reason = how, reason
+        self.ad_changed = True
+        return self._drain_step(now)
+
+    def undrain(self, now: float) -> list[Action]:
+        """Stop draining: a Drained slot goes back to Owner, then to Unclaimed by START."""
+        self.draining, self.drain_reason = None, ""
+        self.ad_changed = True
+        if self.state == State.DRAINED:
+            self._go(Event.UNDRAIN, now)
+        return self.tick(now)
+
+    def drained(self) -> bool:
+        return self.state == State.DRAINED
+
+    def _drain_step(self, now: float) -> list[Action]:
+        if self.draining is None:
+            return []
+        if self.state in (State.OWNER, State.UNCLAIMED):
+            self._go(Event.DRAIN, now)
+            return []
+        claim = self.claim
+        if self.state != State.CLAIMED or claim is None:
+            return []  # Drained, or preempting: the claim ends first
+        if claim.job_ad is None and self.activity == Activity.IDLE:
+            return self.release(claim.claim_id, now) or []
+        if self.activity == Activity.RETIRING:
+            return self._vacate(now, Event.VACATE) if now >= self.retire_deadline else []
+        if self.draining == "graceful":
+            return self._retire(now)
+        return self._vacate(now, Event.VACATE if self.draining == "quick" else Event.KILL)
 
 
 def _host(address: str) -> str:

@@ -11,7 +11,8 @@ Configuration". :data:`TRANSITIONS` maps (state, activity, event) to the next
 (slot.py) decides *which* event happened; this table alone says where it leads.
 
 condorsim never enters Matched (there is no MATCH_INFO message from the negotiator: the
-schedd's REQUEST_CLAIM takes an Unclaimed slot straight to Claimed), nor Backfill or Drained.
+schedd's REQUEST_CLAIM takes an Unclaimed slot straight to Claimed), nor Backfill.
+Drained/Idle is where condor_drain takes a slot once its claim is gone (docs/startd.md).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class State(StrEnum):
     MATCHED = "Matched"
     CLAIMED = "Claimed"
     PREEMPTING = "Preempting"
+    DRAINED = "Drained"
 
 
 class Activity(StrEnum):
@@ -51,6 +53,8 @@ class Event(StrEnum):
     RELEASED = "released"  # RELEASE_CLAIM, or the claim lease lapsed
     WORKLIFE = "claim_worklife"  # an idle claim older than CLAIM_WORKLIFE shuts down
     PREEMPTED_DONE = "preempted_done"  # the starter is gone while preempting
+    DRAIN = "drain"  # condor_drain: a slot with no claim left
+    UNDRAIN = "undrain"  # condor_drain -cancel (or the draining is complete and resumes)
 
 
 class IllegalTransition(Exception):
@@ -80,6 +84,9 @@ TRANSITIONS: Final[dict[tuple[State, Activity, Event], tuple[State, Activity]]] 
     # a preempting claim (rank or priority preemption) takes the slot over
     (S.PREEMPTING, A.VACATING, E.CLAIMED): (S.CLAIMED, A.IDLE),
     (S.PREEMPTING, A.KILLING, E.CLAIMED): (S.CLAIMED, A.IDLE),
+    (S.OWNER, A.IDLE, E.DRAIN): (S.DRAINED, A.IDLE),
+    (S.UNCLAIMED, A.IDLE, E.DRAIN): (S.DRAINED, A.IDLE),
+    (S.DRAINED, A.IDLE, E.UNDRAIN): (S.OWNER, A.IDLE),
 }
 for _act in _BUSY_LIKE:
     TRANSITIONS[(S.CLAIMED, _act, E.JOB_DONE)] = (S.CLAIMED, A.IDLE)

@@ -74,6 +74,18 @@ def test_a_live_pool_runs_real_jobs_and_the_tools_show_it(tmp_path: Path) -> Non
         assert off.stdout == 'Sent "Kill-Daemon" command for "negotiator" to local master\n'
         on = run_cli(home, "on", "-neg")
         assert on.stdout == 'Sent "Spawn-Daemon" command for "negotiator" to local master\n'
+        drain = run_cli(home, "drain", "-reason", "maintenance", "localhost")
+        assert re.match(r"Sent request to drain the startd <[\d.:]+> with localhost\. This only "
+                        "affects the single startd", drain.stdout), drain.stderr
+        states = ["-af", "State", "DrainReason"]
+        wait_for(lambda: set(run_cli(home, "status", *states).stdout.splitlines())
+                 == {"Drained maintenance"}, "the slots to drain")
+        again = run_cli(home, "drain", "localhost")
+        assert again.returncode == 1 and "Draining already in progress." in again.stderr
+        cancel = run_cli(home, "drain", "-cancel", "localhost")
+        assert cancel.stdout == "Sent request to cancel draining on localhost\n"
+        wait_for(lambda: set(run_cli(home, "status", "-af", "State").stdout.split())
+                 == {"Unclaimed"}, "the slots to be unclaimed again")
         assert run_cli(home, "version").stdout.startswith("$CondorVersion: 24.0.24 ")
         assert run_cli(home, "--version").stdout == run_cli(home, "version").stdout
     finally:
@@ -96,7 +108,8 @@ def test_a_live_pool_runs_real_jobs_and_the_tools_show_it(tmp_path: Path) -> Non
 def test_help_describes_a_command_and_runs_nothing(tmp_path: Path) -> None:
     home = tmp_path / "none"
     for command in ("demo", "up", "down", "q", "status", "history", "submit", "wait", "userprio",
-                    "reconfig", "off", "on", "restart", "version", "replay", "trace", "report",
+                    "reconfig", "off", "on", "restart", "drain", "version", "replay", "trace",
+                    "report",
                     "hold", "router_q"):
         done = run_cli(home, command, "-help")
         assert done.returncode == 0, (command, done.stderr)
