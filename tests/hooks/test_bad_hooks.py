@@ -36,14 +36,14 @@ def _find(records: list[dict[str, object]], event: str, **fields: object) -> dic
 
 
 def test_no_daemon_died(run: Path) -> None:
-    master = _records(run / "log" / "MasterLog")
+    master = _records(run / "log" / "MasterLog.json")
     assert not [r for r in master if r["event"] in ("daemon_exited", "daemon_failed_to_start")]
     for stderr in (run / "log").glob("*.stderr"):
         assert "Traceback" not in stderr.read_text(), stderr.name
 
 
 def test_the_startd_logs_each_bad_fetch_hook(run: Path) -> None:
-    startd = _records(run / "log" / "StartLog")
+    startd = _records(run / "log" / "StartLog.json")
     garbage = _find(startd, "fetch_work_bad_output", slot="slot1@fetcher")
     assert garbage["line"] == "this is not a ClassAd attribute"
     nonzero = _find(startd, "hook_failed", hook="NONZERO_HOOK_FETCH_WORK")
@@ -57,7 +57,7 @@ def test_the_startd_logs_each_bad_fetch_hook(run: Path) -> None:
 
 
 def test_the_starter_logs_each_bad_job_hook(run: Path) -> None:
-    starter = _records(run / "log" / "StarterLog")
+    starter = _records(run / "log" / "StarterLog.json")
     fails = _find(starter, "prepare_hook_failed", job="1.0")
     assert (fails["outcome"], fails["message"]) == (
         "hold", "PREPARE_JOB (prepare.sh) failed (exited with status 1): <no message>")
@@ -71,7 +71,7 @@ def test_the_starter_logs_each_bad_job_hook(run: Path) -> None:
 
 
 def test_the_startd_logs_each_bad_cron_job(run: Path) -> None:
-    startd = _records(run / "log" / "StartLog")
+    startd = _records(run / "log" / "StartLog.json")
     assert _find(startd, "cron_output_bad_line", job="garbled", machine="fetcher")["line"] == \
         "Bad = = 2"
     missing = _find(startd, "cron_job_not_started", job="missing", machine="runner")

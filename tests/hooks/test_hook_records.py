@@ -149,7 +149,7 @@ def test_cron_jobs_get_their_name_first_and_the_managers_environment(runs) -> No
                                                                     ""]
     assert not (calls / "test.schedd.1.args").exists()  # the schedd ignores reconfig
     assert len(list(calls.glob("date.*.args"))) == 33  # at 0, 15, ... 480 s
-    cron = run / "log" / "StartLog"
+    cron = run / "log" / "StartLog.json"
     failed = [json.loads(line) for line in cron.read_text().splitlines()
               if '"cron_job_failed"' in line]
     assert failed and failed[0]["job"] == "foo"

@@ -61,6 +61,6 @@ def test_a_live_pool_fetches_work_with_its_hook(tmp_path: Path) -> None:
     assert "ClusterId = 7" in history.read_text() and 'HookKeyword = "LIVE"' in history.read_text()
     events = (home / "live.log").read_text()
     assert events.count("Job executing on host") == 2 and events.count("Job terminated.") == 2
-    startd = [json.loads(line) for line in (home / "log" / "StartLog").read_text().splitlines()]
+    startd = [json.loads(line) for line in (home / "log" / "StartLog.json").read_text().splitlines()]
     assert [r["job"] for r in startd if r["event"] == "fetched_work"] == ["7.0", "7.1"]
     assert any(r["event"] == "fetched_claim_evicted" for r in startd)

@@ -45,7 +45,7 @@ def _calls(hook_dir: Path, name: str) -> list[tuple[list[str], str]]:
 
 
 def _records(run: Path, log: str) -> list[dict[str, object]]:
-    path = run / "log" / log
+    path = run / "log" / f"{log}.json"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
