@@ -25,6 +25,7 @@ from condorsim.classad import ClassAdSyntaxError, parse_expr
 from condorsim.tools.cliargs import ArgsError, ToolArgs
 from condorsim.tools.q import Columns
 
+from .compact import WHERE as COMPACT_WHERE
 from .views import style
 
 USAGE = """\
@@ -93,6 +94,15 @@ class StatusRequest:
         return style(self.style).adtype
 
 
+class _Slots(argparse.Action):
+    """``-slots``: the slot view, and not compact (condor_status resets -compact)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        namespace.modes = [*(namespace.modes or []), "slots"]
+        namespace.compact = False
+
+
 def parser() -> ToolArgs:
     """condor_status's options, in its order."""
     t = ToolArgs("condorsim status")
@@ -123,7 +133,7 @@ def parser() -> ToolArgs:
     mode("claimed", 2, "claimed")
     mode("run", 1, "run")
     t.option("gpus", 3, **flag)
-    mode("slots", 2, "slots")
+    t.option("slots", 2, action=_Slots, nargs=0, dest="modes")
     t.option("compact", 3, action="store_const", const=True, dest="compact")
     t.option("nocompact", 5, action="store_const", const=False, dest="compact")
     mode("server", 2, "server")
@@ -197,12 +207,18 @@ def parse_status_args(argv: Sequence[str]) -> StatusRequest:
         modes.append(sub)
     req = StatusRequest(style=_style(modes))
     st = style(req.style)
+    req.compact = bool(args.compact)
+    if req.compact and req.style not in COMPACT_WHERE:
+        raise StatusArgError("-compact is only for slot ads (the slot, -avail, -claimed, "
+                             "-state and -server views)")
     ands = list(args.constraint)
     for text in ands:
         _check(text, "-constraint")
     if st.where:
         ands.append(st.where)
-    ors = [st.constraint] if st.constraint else []
+    ors = [st.constraint] if st.constraint and not req.compact else []
+    if req.compact:  # condor_status ANDs the compact views' own constraints
+        ands.extend(COMPACT_WHERE[req.style])
     for name in args.words:
         if req.style == "claimed":
             ors.append(f"RemoteUser == {_quote(name)}")
@@ -221,7 +237,6 @@ def parse_status_args(argv: Sequence[str]) -> StatusRequest:
     if args.wide and wide_suffix and wide_suffix.isdigit():
         req.width = int(wide_suffix)
         req.wide = req.width > 100
-    req.compact = bool(args.compact)
     if args.ads:
         req.ads_file = args.ads
         req.ads_form = args.colons.get("ads") or "auto"
@@ -237,6 +252,4 @@ def parse_status_args(argv: Sequence[str]) -> StatusRequest:
     elif args.long:
         form = args.colons.get("long") or "long"
         req.form = form if form in ("long", "json", "new") else "long"
-    if req.compact and req.adtype != "Machine":
-        raise StatusArgError("-compact is only for slot ads")
     return req

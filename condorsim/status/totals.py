@@ -5,9 +5,13 @@ How this works
 Each kind of totals keys the ads (slots by ``Arch/OpSys``, ``-state`` by Activity,
 submitters by Name, schedds all under one blank key), counts per key and over all, and
 prints: the key column's width of blanks then the header line, a blank line, one line per
-key (sorted), a blank line, then the ``Total`` line. The key column is
-``max(14, longest key)`` wide (condor_status passes 14 when it has no sub-keys), or the
-longest key (at least 5) for submitters and with ``-wide``. Keys are cut to that width.
+key (sorted), a blank line, then the ``Total`` line. The key column is 14 wide
+(condor_status's ``MAX(14, max_totals_subkey)``, the sub-key width never being set), or
+the longest key (at least 5) for submitters and with ``-wide``. Keys are cut to that width.
+As in HTCondor 24, the ``-state`` totals never count their Total column (it shows 0), and
+``-server`` counts Claimed and Unclaimed slots as Avail. ``-compact`` keys the slots by
+their Platform column instead, counts a partitionable slot's children (``ChildState``) and
+then the partitionable slot itself unless it is exhausted, and leaves dynamic slots out.
 The formats are HTCondor's: ``%6d %5d %7d ...`` for slots, ``%18d`` for schedds (whose
 per-key line is its key alone, as ``ScheddNormalTotal`` prints nothing for it), and so
 on. An ad that cannot be keyed or counted makes the "(Omitted N malformed ads in
@@ -20,7 +24,7 @@ computed attribute totals)" line.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from condorsim.classad import ClassAd
@@ -50,13 +54,56 @@ class _Count:
         return self.values.get(name, 0)
 
 
-def _slots(count: _Count, ad: ClassAd) -> bool:
-    state = _string(ad, "State")
-    if state not in _SLOT_STATES:
-        return False
-    count.add("machines")
-    count.add(state)
-    return True
+# totals.cpp's update options (TOTALS_OPTION_*), as condor_status -compact passes them
+ROLLUP_PARTITIONABLE = 1  # a partitionable slot counts its children's states (ChildState)
+IGNORE_DYNAMIC = 2  # a dynamic slot is not counted
+BACKFILL_SLOTS = 4  # a backfill slot counts as Backfill (claimed) or BkIdle (unclaimed)
+
+
+def _flag(ad: ClassAd, attr: str) -> bool:
+    return attr in ad and ad.evaluate(attr) is True
+
+
+def _slot_kinds(ad: ClassAd, options: int) -> tuple[bool, bool, bool]:
+    """(partitionable, dynamic, backfill) as the totals look them up: only with options."""
+    if not options:
+        return False, False, False
+    pslot = _flag(ad, "PartitionableSlot")
+    dynamic = not pslot and _flag(ad, "DynamicSlot")
+    return pslot, dynamic, bool(options & BACKFILL_SLOTS) and _flag(ad, "SlotBackfill")
+
+
+def _state_counter(count_machines: bool) -> Callable[[_Count, ClassAd, int], bool]:
+    """StartdNormalTotal::update (``count_machines``) or StartdStateTotal::update, which
+    never counts its Total column (HTCondor 24 prints 0 there)."""
+    def count_state(count: _Count, state: str | None, backfill: bool) -> bool:
+        if backfill and state == "Unclaimed":
+            count.add("BkIdle")
+            return True
+        if backfill and state == "Claimed":
+            state = "Backfill"
+        if state not in _SLOT_STATES:
+            return False
+        count.add(state)
+        if count_machines:
+            count.add("machines")
+        return True
+
+    def add(count: _Count, ad: ClassAd, options: int = 0) -> bool:
+        pslot, dynamic, backfill = _slot_kinds(ad, options)
+        if dynamic and options & IGNORE_DYNAMIC:
+            return True
+        if pslot and options & ROLLUP_PARTITIONABLE:
+            children = ad.evaluate("ChildState") if "ChildState" in ad else None
+            for child in children if isinstance(children, list) else ():
+                if type(child) is str:
+                    count_state(count, child, backfill)
+            return True
+        return count_state(count, _string(ad, "State"), backfill)
+    return add
+
+
+_slots = _state_counter(True)
 
 
 def _states(order: tuple[str, ...], widths: tuple[int, ...]
@@ -80,7 +127,7 @@ _state_row, _STATE_HEAD = _states(
      "Backfill", "BkIdle"), (6, 5, 9, 7, 10, 7, 6, 8, 6))
 
 
-def _run(count: _Count, ad: ClassAd) -> bool:
+def _run(count: _Count, ad: ClassAd, options: int = 0) -> bool:
     good = True
     for attr in ("Mips", "KFlops", "LoadAvg"):
         value = _number(ad, attr)
@@ -98,7 +145,10 @@ def _run_row(c: _Count, top: bool) -> str:
     return "%9d  %11d  %11d   %-.3f\n" % (machines, c.get("Mips"), c.get("KFlops"), load)
 
 
-def _server(count: _Count, ad: ClassAd) -> bool:
+def _server(count: _Count, ad: ClassAd, options: int = 0) -> bool:
+    state = _string(ad, "State")
+    if state is None:
+        return False
     good = True
     for attr in ("Memory", "Disk", "Mips", "KFlops"):
         value = _number(ad, attr)
@@ -107,7 +157,7 @@ def _server(count: _Count, ad: ClassAd) -> bool:
         else:
             count.add(attr, int(value))
     count.add("machines")
-    if _string(ad, "State") == "Unclaimed" and _string(ad, "Activity") == "Idle":
+    if state in ("Claimed", "Unclaimed"):  # StartdServerTotal's "Avail"
         count.add("avail")
     return good
 
@@ -118,8 +168,8 @@ def _server_row(c: _Count, top: bool) -> str:
                                               c.get("KFlops"))
 
 
-def _jobs(attrs: tuple[str, str, str]) -> Callable[[_Count, ClassAd], bool]:
-    def add(count: _Count, ad: ClassAd) -> bool:
+def _jobs(attrs: tuple[str, str, str]) -> Callable[[_Count, ClassAd, int], bool]:
+    def add(count: _Count, ad: ClassAd, options: int = 0) -> bool:
         good = True
         for attr in attrs:
             value = _number(ad, attr)
@@ -138,7 +188,7 @@ _SUBMITTER = ("RunningJobs", "IdleJobs", "HeldJobs")
 @dataclass(frozen=True)
 class _Kind:
     key: Callable[[ClassAd], str | None]
-    add: Callable[[_Count, ClassAd], bool]
+    add: Callable[[_Count, ClassAd, int], bool]
     row: Callable[[_Count, bool], str]
     head: str
     auto_width: bool = False
@@ -151,7 +201,8 @@ def _arch_opsys(ad: ClassAd) -> str | None:
 
 KINDS = {
     "slots": _Kind(_arch_opsys, _slots, _slot_row, _SLOT_HEAD),
-    "state": _Kind(lambda ad: _string(ad, "Activity"), _slots, _state_row, _STATE_HEAD),
+    "state": _Kind(lambda ad: _string(ad, "Activity"), _state_counter(False), _state_row,
+                   _STATE_HEAD),
     "run": _Kind(_arch_opsys, _run, _run_row,
                  "%9.9s  %11.11s  %11.11s  %11.11s\n" % ("Machines", "MIPS", "KFLOPS",
                                                          "AvgLoadAvg")),
@@ -168,19 +219,27 @@ KINDS = {
 }
 
 
-def summary(ads: Sequence[ClassAd], kind_name: str, wide: bool = False) -> str:
-    """The totals block of ``kind_name`` for ``ads`` (``displayTotals``)."""
+Update = tuple[str | None, ClassAd, int]  # a key (None: the kind's own), an ad, options
+
+
+def summary(ads: Sequence[ClassAd], kind_name: str, wide: bool = False,
+            updates: Iterable[Update] | None = None) -> str:
+    """The totals block of ``kind_name`` for ``ads`` (``displayTotals``).
+
+    ``updates``, when given, replaces the one update per ad: each names its key (None for
+    the kind's own key of the ad) and the update options (condor_status -compact keys the
+    slots by their Platform column and rolls partitionable slots up)."""
     kind = KINDS[kind_name]
     groups: dict[str, _Count] = {}
     top = _Count()
     malformed = 0
-    for ad in ads:
-        key = kind.key(ad)
+    for key, ad, options in updates if updates is not None else ((None, ad, 0) for ad in ads):
+        key = key or kind.key(ad)
         if key is None:
             malformed += 1
             continue
-        ok = kind.add(groups.setdefault(key, _Count()), ad)
-        kind.add(top, ad)
+        ok = kind.add(groups.setdefault(key, _Count()), ad, options)
+        kind.add(top, ad, options)
         if not ok:
             malformed += 1
     if wide or kind.auto_width:

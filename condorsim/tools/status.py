@@ -22,6 +22,7 @@ from pathlib import Path
 from condorsim import pool as poolmod
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, parse_expr
 from condorsim.status import USAGE, StatusArgError, parse_status_args
+from condorsim.status.compact import compact_table
 from condorsim.status.views import sort_ads, table
 from condorsim.wire import messages as m
 
@@ -81,6 +82,12 @@ def main(argv: Sequence[str]) -> int:
         writer.close()
         return 0
     width, cut = _display(req.wide, req.width)
+    if req.compact:
+        if req.totals_only:
+            print("Warning: ignoring -compact option because -total option is also set",
+                  file=sys.stderr)
+        out.write(compact_table(ads, req.style, now=now, totals_only=req.totals_only, cut=cut))
+        return 0
     out.write(table(ordered, req.style, width=width, wide=req.wide, now=now, tz=tool_zone(),
                     totals_only=req.totals_only, cut=cut))
     return 0

@@ -62,6 +62,9 @@ class StartdState:
         """The full slot ad the collector gets."""
         ad = slot.ad(now)
         ad["MyCurrentTime"] = int(now)
+        # the machine's load, which HTCondor's startd puts in every slot ad
+        load = sum(s.load_avg() for s in self.slots if s.machine is slot.machine)
+        ad["TotalLoadAvg"] = ad["TotalCondorLoadAvg"] = load
         return ad
 
     def next_deadline(self) -> float | None:

@@ -159,13 +159,18 @@ class Slot:
 
     # -- the slot ad ---------------------------------------------------------------------
 
+    def load_avg(self) -> float:
+        """The slot's load: its cpus while its job runs (or retires, or is being vacated)."""
+        busy = self.activity in (Activity.BUSY, Activity.RETIRING) or (
+            self.state == State.PREEMPTING and self.job_running)
+        return float(self.cpus) if busy else 0.0
+
     def ad(self, now: float, *, with_claim: bool = True) -> ClassAd:
         """The slot ad: the startd-wide attributes, the machine's ATTRS, then the slot's own.
 
         ``with_claim=False`` leaves out what the claim adds (for CLAIM_WORKLIFE, which
         HTCondor evaluates in the slot's configuration ad)."""
-        busy = self.activity in (Activity.BUSY, Activity.RETIRING) or (
-            self.state == State.PREEMPTING and self.job_running)
+        load = self.load_avg()
         ad = self.common.copy()
         ad.update(self.machine.extra_attrs)
         ad.update({
@@ -173,13 +178,14 @@ class Slot:
             "Machine": self.machine.name, "SlotID": self.slot_id, "SlotType": "Static",
             "Cpus": self.cpus, "Memory": self.memory, "Disk": self.disk,
             "MachineResources": "Cpus Memory Disk Swap", "SlotWeight": self.cpus,
+            "TotalSlotCpus": self.cpus, "TotalSlotMemory": self.memory,
+            "TotalSlotDisk": self.disk,
             "TotalCpus": self.machine.cpus, "TotalMemory": self.machine.memory,
             "TotalDisk": self.machine.disk, "TotalSlots": self.machine.slots,
             "State": self.state.value, "Activity": self.activity.value,
             "EnteredCurrentState": int(self.entered_state),
             "EnteredCurrentActivity": int(self.entered_activity),
-            "LoadAvg": float(self.cpus) if busy else 0.0,
-            "CondorLoadAvg": float(self.cpus) if busy else 0.0,
+            "LoadAvg": load, "CondorLoadAvg": load,
             "ClaimId": self.offered_claim_id,
             "SimClockOffset": self.machine.clock_offset,
         })

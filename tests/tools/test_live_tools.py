@@ -62,6 +62,9 @@ def test_a_live_pool_runs_real_jobs_and_the_tools_show_it(tmp_path: Path) -> Non
         assert not kinds & {"Shadow", "Starter"}
         assert run_cli(home, "status", "-tot").stdout.startswith(
             "\n               Total Owner Claimed Unclaimed")
+        compact = run_cli(home, "status", "-compact").stdout.splitlines()
+        assert compact[0].split()[:4] == ["Machine", "Platform", "Slots", "Cpus"]
+        assert compact[2].split()[:3] == ["localhost", "x64/AlmaLinux9", "4S"], compact
 
         wait_for(lambda: getpass.getuser() in run_cli(home, "userprio", "-allusers").stdout,
                  "the accounting ad of the job's owner")

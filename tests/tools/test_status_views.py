@@ -183,9 +183,9 @@ slot1@a        1   512  1.000  1+00:00:00 Claimed  0+00:16:30 Busy   0+00:08:10
 
                Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle
 
-          Busy     1     0         0       1          0       0      0        0      0
+          Busy     0     0         0       1          0       0      0        0      0
 
-         Total     1     0         0       1          0       0      0        0      0
+         Total     0     0         0       1          0       0      0        0      0
 """
 
 
@@ -317,3 +317,112 @@ def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert "-total" in capsys.readouterr().out
     assert status_main(["-version"]) == 0
     assert capsys.readouterr().out.startswith("$CondorVersion: 24.0.24 ")
+
+
+# -compact: startdCompact_PrintFormat (and the server, state and claimed ones) of
+# prettyPrint.cpp, rows folded per machine as status.cpp's reduce_slot_results does.
+# data/compact.ads: a partitionable slot with one dynamic slot (m1), two static slots
+# (e1: one busy, one idle) and a lone static slot (solo).
+COMPACT_ADS = Path(__file__).parent / "data" / "compact.ads"
+COMPACT_TOTALS = """
+               Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle
+
+x64/AlmaLinux9     6     0       3         3       0          0      0        0      0
+
+         Total     6     0       3         3       0          0      0        0      0
+"""
+
+
+def _bare(text: str) -> str:
+    """An expected text whose rows end in blanks, each such row marked by a final |."""
+    return text.replace("|\n", "\n")
+
+
+def _status_out(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert status_main(argv) == 0
+    return capsys.readouterr().out
+
+
+def test_compact_folds_each_machine_into_one_row(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("CONDORSIM_HOME", str(tmp_path))
+    # e1: 2 static slots (S), free cpus and memory of the idle one only, the largest
+    # slot's memory, ** for Claimed/Busy + Unclaimed/Idle, no RecentJobStarts (_);
+    # m1: its dynamic slot is counted in Slots (NumDynamicSlots), ST is * for the pslot's
+    # Unclaimed against its children's Claimed, * for Idle against Busy+Idle (#);
+    # solo: a lone row is not folded, but it is cooked as the last row of the list.
+    assert _status_out(["-ads", str(COMPACT_ADS), "-compact"], capsys) == """\
+Machine      Platform       Slots Cpus Gpus  TotalGb FreCpu  FreeGb  CpuLoad ST Jobs/Min MaxSlotGb
+
+e1.sim       x64/AlmaLinux9    2S    1          1.00      1     1.00    0.50 ** _             1.00
+m1.sim       x64/AlmaLinux9    2     4          8.00      2     2.00    0.38 **     0.15      2.00
+solo.sim     x64/AlmaLinux9    1S    8          4.00      8     4.00    0.00 Ui _             4.00
+""" + COMPACT_TOTALS
+    # -avail: only the unclaimed static slots and the pslots with free cpus and memory
+    assert _status_out(["-ads", str(COMPACT_ADS), "-comp", "-av"], capsys).splitlines()[2] \
+        == "e1.sim       x64/AlmaLinux9    1S    1          1.00      1     1.00    0.50 Ui " \
+           "_             1.00"
+    # -total: the compact totals, with condor_status's warning
+    assert status_main(["-ads", str(COMPACT_ADS), "-compact", "-tot"]) == 0
+    out, err = capsys.readouterr()
+    assert out == COMPACT_TOTALS
+    assert err == "Warning: ignoring -compact option because -total option is also set\n"
+    # -slots after -compact turns it off again
+    assert _status_out(["-ads", str(COMPACT_ADS), "-compact", "-slots"], capsys).startswith(
+        "Name               OpSys      Arch   State")
+
+
+def test_compact_state_server_and_claimed_views(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("CONDORSIM_HOME", str(tmp_path))
+    # the state totals are keyed by Activity (the pslot's Idle counts its children too)
+    assert _status_out(["-ads", str(COMPACT_ADS), "-compact", "-state"], capsys) == _bare("""\
+Machine      Platform       Slots Cpus Gpus  TotalGb CpuLoad ST Jobs/Min
+
+e1.sim       x64/AlmaLinux9    2S    1          1.00    0.50 ** _       |
+m1.sim       x64/AlmaLinux9    2     4          8.00    0.38 **     0.15
+solo.sim     x64/AlmaLinux9    1S    8          4.00    0.00 Ui _       |
+
+               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle
+
+          Busy     0     0         0       1          0       0      0        0      0
+          Idle     0     0         3       2          0       0      0        0      0
+
+         Total     0     0         3       3          0       0      0        0      0
+""")
+    # StartdServerTotal ignores the rollup options: the pslot counts twice
+    assert _status_out(["-ads", str(COMPACT_ADS), "-compact", "-server"], capsys) == _bare("""\
+Machine      Platform       Slots Cpus Gpus  TotalGb  Mips    KFlops   CpuLoad ST Jobs/Min
+
+e1.sim       x64/AlmaLinux9    2S    1          1.00 -       -            0.50 ** _       |
+m1.sim       x64/AlmaLinux9    2     4          8.00 -       -            0.38 **     0.15
+solo.sim     x64/AlmaLinux9    1S    8          4.00 -       -            0.00 Ui _       |
+
+               Machines Avail  Memory        Disk        MIPS      KFLOPS
+
+x64/AlmaLinux9        5     5       10240           0           0           0
+
+         Total        5     5       10240           0           0           0
+
+              (Omitted 5 malformed ads in computed attribute totals)
+
+""")
+    # -claimed: the claimed static slots and the pslots with dynamic slots; Users is the
+    # pslot's ChildRemoteUser, distinct and sorted
+    assert _status_out(["-ads", str(COMPACT_ADS), "-compact", "-claimed"], capsys) == _bare("""\
+Machine      Platform       Slots Users             |
+
+e1.sim       x64/AlmaLinux9    1S                   |
+m1.sim       x64/AlmaLinux9    2  alice@sim, bob@sim
+
+               Machines         MIPS       KFLOPS   AvgLoadAvg
+
+x64/AlmaLinux9        3            0            0   0.000
+
+         Total        3            0            0   0.000
+
+              (Omitted 3 malformed ads in computed attribute totals)
+
+""")
