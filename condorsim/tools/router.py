@@ -269,7 +269,7 @@ def router_history_main(argv: list[str]) -> int:
     for arg in argv:
         name, _, value = arg.partition("=")
         try:
-            if name in ("--help", "-h"):
+            if name in ("--help", "-h", "-help"):  # -help too, as every condorsim command
                 sys.stderr.write(ROUTER_HISTORY_USAGE)
                 return 0
             if name == "--age":
