@@ -40,7 +40,8 @@ def _watchdog() -> Iterator[None]:
 
 
 def _left_in_checkout() -> set[str] | None:
-    """Untracked and ignored paths of the checkout (git's view), __pycache__ aside."""
+    """Untracked, ignored and changed paths of the checkout (git's view), __pycache__ aside:
+    a test that writes over a tracked file (a user log of the same name) is caught too."""
     try:
         done = subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=all", "--ignored=matching"],
@@ -50,7 +51,7 @@ def _left_in_checkout() -> set[str] | None:
     if done.returncode != 0:
         return None
     return {line[3:] for line in done.stdout.splitlines()
-            if line[:2] in ("??", "!!") and "__pycache__" not in line}
+            if "__pycache__" not in line}
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
