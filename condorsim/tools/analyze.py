@@ -1,116 +1,175 @@
-"""``condorsim q -better-analyze JOB``: why an idle job does or does not match, in plain words.
+"""``condorsim q -better-analyze``: why a job does or does not match, as condor_q says it.
 
 How this works
 --------------
-:func:`analyze` is pure: a job ad, the slot ads and ``now`` in, text out. It does what
-condor_q -better-analyze does: it splits the job's Requirements into its top-level ``&&``
-clauses and counts, for each, how many slots satisfy it (the job as MY, the slot as
-TARGET); then it looks at the other side: which slots' own Requirements (their START)
-reject the job. It ends with the summary of the machines: rejected by the job, rejecting the
-job, already running the user's jobs, serving other users, able to run it.
+:func:`analyze` is pure (a job ad, the slot ads, ``now``, the console width and the time
+zone in; text out) and writes what HTCondor 24's ``printJobRunAnalysis``
+(src/condor_q.V6/jobmatch.cpp) writes for -better-analyze:
+
+1. ``The Requirements expression for job C.PPP is``, the expression folded to the console
+   width (:func:`condorsim.tools.exprsteps.pretty_expr`);
+2. ``Job C.PPP defines the following attributes:``, each job attribute the expression
+   uses (followed through the job's own attributes), unevaluated, sorted by name;
+   RequestDisk and RequestMemory carry HTCondor's ``(kb)``/``(mb)``;
+3. ``... reduces to these conditions:`` and the table of steps
+   (:func:`condorsim.tools.exprsteps.step_table`);
+4. the job's state (``Job is running.``, ``Job is held.`` and its hold reason ...) and its
+   last match times, under ``CCC.PPP:``;
+5. the run analysis summary over the slots (dynamic slots left out): rejected by the job's
+   Requirements, rejecting the job by their own Requirements, already running the job's
+   user's jobs (a slot's RemoteUser is the job's User), serving other users, able to run
+   it; then HTCondor's warning when no slot matches.
+
+Differences: a partitionable slot is matched as it is advertised (HTCondor matches one
+whose WithinResourceLimits is false as if it were whole again), and user priorities are
+not considered (as condor_q without ``-userprio``). A scheduler or local universe job gets
+HTCondor's warning that a schedd ad is needed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from condorsim import pool as poolmod
 from condorsim.classad import ClassAd, EvalContext
 from condorsim.wire import messages as m
 
 from .common import ToolError, query_collector
+from .exprsteps import internal_refs, pretty_expr, step_table
+from .fmt import local_time
+
+_STATE = {2: "Job is running.", 6: "Job is running.", 7: "Job is running.",
+          5: "Job is held.", 3: "Job is removed.", 4: "Job is completed."}
 
 
-def _fmt(v: object) -> str:
-    if isinstance(v, str):
-        return f'"{v}"'
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    return str(v)
+def _int(ad: ClassAd, name: str, ctx: EvalContext) -> int:
+    value = ad.evaluate(name, ctx=ctx) if ad.lookup(name) is not None else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def analyze(job: ClassAd, slots: Sequence[ClassAd], now: int) -> str:
-    """The -better-analyze report for one job against the pool's slot ads."""
-    ctx = EvalContext(now=now)
-    cluster, proc = job.evaluate("ClusterId"), job.evaluate("ProcId")
-    jid = f"{cluster}.{proc}"
-    padded = f"{int(cluster):03d}.{int(proc):03d}" if isinstance(cluster, int) and isinstance(proc, int) else jid
+def _str(ad: ClassAd, name: str, ctx: EvalContext) -> str:
+    value = ad.evaluate(name, ctx=ctx) if ad.lookup(name) is not None else None
+    return value if isinstance(value, str) else ""
+
+
+def _ctime(t: int, tz: str) -> str:
+    """C's ``ctime``: ``Wed Nov 25 06:18:23 2026`` and a newline."""
+    when: datetime = local_time(t, tz)
+    return f"{when:%a %b} {when.day:2d} {when:%H:%M:%S %Y}\n"
+
+
+def _requirements(job: ClassAd, slots: Sequence[ClassAd], rid: str, width: int,
+                  ctx: EvalContext) -> str:
     req = job.lookup("Requirements")
-    out: list[str] = []
-    if req is None:
-        out.append(f"Job {jid} has no Requirements expression: it matches any slot that takes it.")
-        clauses = []
-    else:
-        out.append(f"The Requirements expression for job {padded} is\n\n    {req}\n")
-        refs = sorted(
-            {name for scope, name in req.references() if scope is None or scope.lower() == "my"},
-            key=str.lower,
-        )
-        shown = [(r, job.evaluate(r, ctx=ctx)) for r in refs if job.lookup(r) is not None]
-        if shown:
-            out.append(f"Job {padded} defines the following attributes:\n")
-            out.extend(f"    {name} = {_fmt(value)}" for name, value in shown)
-            out.append("")
-        clauses = req.conjuncts()
-        out.append(f"The Requirements expression for job {padded} reduces to these conditions:\n")
-        out.append("         Slots")
-        out.append("Step    Matched  Condition")
-        out.append("-----  --------  ---------")
-        for i, clause in enumerate(clauses):
-            n = sum(1 for s in slots if clause.evaluate(my=job, target=s, ctx=ctx) is True)
-            out.append(f"[{i}]  {n:>9}  {clause}")
-        out.append("")
-    rejected_by_job: list[str] = []
-    rejecting_job: list[tuple[str, str]] = []
-    own, others, willing = 0, 0, []
-    owner = job.evaluate("Owner")
+    out = ""
+    if req is not None:
+        out += f"The Requirements expression for job {rid} is\n\n    "
+        out += pretty_expr(str(req), 4, width) + "\n\n"
+    out += f"Job {rid} defines the following attributes:\n\n"
+    refs = internal_refs(req, job) if req is not None else {}
+    refs.pop("requirements", None)
+    for _, name in sorted(refs.items()):
+        unit = {"RequestDisk": " (kb)", "RequestMemory": " (mb)"}.get(name, "")
+        out += f"    {name} = {job.lookup(name)}{unit}\n"
+    out += "\n"
+    out += f"The Requirements expression for job {rid} reduces to these conditions:\n\n"
+    return out + (step_table(job, req, slots, ctx) if req is not None else "")
+
+
+def _status(job: ClassAd, ctx: EvalContext, now: int, tz: str, jid: str) -> str:
+    if job.lookup("Owner") is None:
+        return f"\n{jid}:  Nothing here.\n\n"
+    status = _int(job, "JobStatus", ctx)
+    text = _STATE.get(status, "")
+    if status == 5 and _str(job, "HoldReason", ctx):
+        text += "\n\nHold reason: " + _str(job, "HoldReason", ctx)
+    if status == 1 and _int(job, "JobCoolDownExpiration", ctx) > now:
+        text = "Job is in cool down."
+    if _int(job, "JobUniverse", ctx) in (7, 12):
+        text += ("\n\n" if text else "") + ("WARNING: A schedd ClassAd is needed to do "
+                                            "analysis for scheduler or Local universe jobs.\n")
+    out = f"\n{jid}:  {text}\n\n" if text else ""
+    last, rej = _int(job, "LastMatchTime", ctx), _int(job, "LastRejMatchTime", ctx)
+    if last:
+        out += "Last successful match: " + _ctime(last, tz) + "\n"
+    elif rej:
+        out += "No successful match recorded.\n"
+    if rej > last:
+        out += "Last failed match: " + _ctime(rej, tz) + "\n"
+        if _str(job, "LastRejMatchReason", ctx):
+            out += "Reason for last match failure: " + _str(job, "LastRejMatchReason", ctx) + "\n"
+    return out
+
+
+def _summary(job: ClassAd, slots: Sequence[ClassAd], jid: str, ctx: EvalContext) -> str:
+    req = job.lookup("Requirements")
+    user = _str(job, "User", ctx)
+    total = rejected = rejecting = mine = busy = available = offline = 0
     for slot in slots:
-        name = str(slot.evaluate("Name"))
-        if req is not None and req.evaluate(my=job, target=slot, ctx=ctx) is not True:
-            failing = [str(c) for c in clauses if c.evaluate(my=job, target=slot, ctx=ctx) is not True]
-            rejected_by_job.append(f"{name}: {' && '.join(failing) or req}")
+        if slot.evaluate("DynamicSlot", ctx=ctx) is True and \
+                slot.evaluate("PartitionableSlot", ctx=ctx) is not True:
             continue
-        slot_req = slot.lookup("Requirements") or slot.lookup("START")
-        if slot_req is not None and slot_req.evaluate(my=slot, target=job, ctx=ctx) is not True:
-            start = slot.lookup("START")
-            rejecting_job.append((name, str(start if start is not None else slot_req)))
+        total += 1
+        if req is None or req.evaluate(my=job, target=slot, ctx=ctx) is not True:
+            rejected += 1
             continue
-        remote = slot.evaluate("RemoteOwner")
-        if isinstance(remote, str) and remote:
-            if remote.split("@")[0] == owner:
-                own += 1
-            else:
-                others += 1
+        own = slot.lookup("Requirements")
+        if own is None or own.evaluate(my=slot, target=job, ctx=ctx) is not True:
+            rejecting += 1
             continue
-        willing.append(name)
-    status = job.evaluate("JobStatus")
-    out.append(f"{padded}:  Run analysis summary ignoring user priority.  Of {len(slots)} slots,")
-    out.append(f"  {len(rejected_by_job):>5} are rejected by your job's requirements")
-    out.append(f"  {len(rejecting_job):>5} reject your job because of their own requirements")
-    out.append(f"  {own:>5} match and are already running your jobs")
-    out.append(f"  {others:>5} match but are serving other users")
-    out.append(f"  {len(willing):>5} are able to run your job")
-    last = job.evaluate("LastRejMatchReason")
-    if isinstance(last, str):
-        out.append(f"\n  The last time the negotiator considered it, it said: {last}")
-    if rejected_by_job:
-        out.append("\nSlots your job's Requirements reject (and the conditions that fail):")
-        out.extend(f"    {line}" for line in rejected_by_job)
-    if rejecting_job:
-        out.append("\nSlots whose START rejects your job:")
-        out.extend(f"    {name}: START = {start}" for name, start in rejecting_job)
-    if status != 1:
-        words = {2: "running", 3: "removed", 4: "completed", 5: "held", 7: "suspended"}
-        out.append(f"\nNote: job {jid} is {words.get(status, 'not idle')}, not waiting for a match.")
-    elif not willing and not own and not others:
-        out.append(f"\nNo slot in the pool can run job {jid} now.")
-    return "\n".join(out) + "\n"
+        offline += slot.evaluate("Offline", ctx=ctx) is True
+        remote = slot.evaluate("RemoteUser", ctx=ctx) if slot.lookup("RemoteUser") is not None \
+            else None
+        if not isinstance(remote, str):
+            available += 1
+            continue
+        busy += 1
+        mine += remote == user
+    if total == 0:
+        return ""
+    out = (f"\n{jid}:  Run analysis summary ignoring user priority.  Of {total} machines,\n"
+           f"  {rejected:5d} are rejected by your job's requirements\n"
+           f"  {rejecting:5d} reject your job because of their own requirements\n"
+           f"  {mine:5d} match and are already running your jobs\n"
+           f"  {busy - mine:5d} match but are serving other users\n")
+    if offline:
+        out += f"  {offline:5d} match but are currently offline\n"
+    out += f"  {available:5d} are able to run your job\n"
+    if rejected == total:
+        out += "\nWARNING:  Be advised:\n   No machines matched the jobs's constraints\n"
+    elif rejected + rejecting == total:
+        out += ("\nWARNING:  Be advised:\n   Job did not match any machines's constraints\n"
+                "   To see why, pick a machine that you think should match and add\n"
+                "     -reverse -machine <name>\n   to your query.\n")
+    return out
 
 
-def report(source: str, jobs: Sequence[ClassAd]) -> str:
-    """``condorsim q -better-analyze``: the analysis of each job against the pool's slots
+def analyze(job: ClassAd, slots: Sequence[ClassAd], now: int, width: int = 80,
+            tz: str = "UTC") -> str:
+    """The -better-analyze text of one job against the pool's slot ads."""
+    ctx = EvalContext(now=now)
+    cluster, proc = _int(job, "ClusterId", ctx), _int(job, "ProcId", ctx)
+    out = _requirements(job, slots, f"{cluster}.{proc:03d}", width, ctx)
+    universe = _int(job, "JobUniverse", ctx)
+    if universe == 9 and "$$" not in _str(job, "GridResource", ctx):
+        out += "\nWARNING: Analysis is only meaningful for Grid universe jobs using matchmaking.\n"
+    elif universe == 7:
+        out += "\nWARNING: Analysis is meaningless for Scheduler universe jobs.\n"
+    elif universe == 8:
+        out += "\nWARNING: Analysis is meaningless for MPI universe jobs.\n"
+    elif universe not in (5, 9, 10, 11, 13):
+        out += "\nWARNING: Job universe unknown.  Analysis may not be meaningful.\n"
+    out += "\n"
+    jid = f"{cluster:03d}.{proc:03d}"
+    out += _status(job, ctx, now, tz, jid)
+    if universe not in (7, 12) and job.lookup("Owner") is not None:
+        out += _summary(job, slots, jid, ctx)
+    return out + "\n"
+
+
+def report(source: str, jobs: Sequence[ClassAd], width: int = 80, tz: str = "UTC") -> str:
+    """``condorsim q -better-analyze``: the banner, then each job against the pool's slots
     (asked of the collector; none when no pool runs)."""
     try:
         slots = query_collector(poolmod.pool_home(), m.QUERY_STARTD_ADS(constraint="",
@@ -119,7 +178,8 @@ def report(source: str, jobs: Sequence[ClassAd]) -> str:
         slots = []
     now = max((int(s.evaluate("LastHeardFrom")) for s in slots
                if isinstance(s.evaluate("LastHeardFrom"), int)), default=poolmod.pool_time())
-    out = f"\n-- {source}\n"
-    for job in jobs:
-        out += analyze(job, slots, now) + "\n"
+    out = f"\n\n-- {source}\n"
+    for job in sorted(jobs, key=lambda j: (_int(j, "ClusterId", EvalContext(now=now)),
+                                           _int(j, "ProcId", EvalContext(now=now)))):
+        out += analyze(job, slots, now, width, tz)
     return out

@@ -288,7 +288,7 @@ def _run(args: argparse.Namespace) -> int:
     out = sys.stdout
     if args.analyze:
         from .analyze import report
-        out.write(report(source, jobs))
+        out.write(report(source, jobs, _display_width(args)[0] or 80, tz))
         return 0
     if args.long or args.json or args.xml:
         return _long(args, jobs)
