@@ -189,6 +189,12 @@ def main(argv: Sequence[str]) -> int:
             print(f"condorsim q: -{name.replace('_', '-')} is not supported by condorsim",
                   file=sys.stderr)
             return 1
+    if args.currentrun and args.cumulative_time:  # condor_q names the second one given
+        later = next(a for a in reversed(argv) if a.lstrip("-")[:3] in ("cur", "cum"))
+        first, second = (("-currentrun", "-cumulative-time") if "cum" in later
+                         else ("-cumulative-time", "-currentrun"))
+        print(f"Error: {second} can't be used with {first}", file=sys.stderr)
+        return 1
     if sum(bool(x) for x in (args.run, args.hold, args.idle)) > 1:
         print("-run and -hold/held or -idle are incompatible", file=sys.stderr)
         sys.stdout.write(USAGE)

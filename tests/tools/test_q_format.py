@@ -132,6 +132,34 @@ def test_q_abbreviations_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert q_main(["-jobads", str(DATA), "-constraint", "JobStatus =="]) == 1
     assert "not a valid constraint" in capsys.readouterr().err
     assert q_main(["-run", "-hold"]) == 1
+    capsys.readouterr()
+    # condor_q names the option given second
+    assert q_main(["-jobads", str(DATA), "-currentrun", "-cumulative-time"]) == 1
+    assert capsys.readouterr().err == "Error: -cumulative-time can't be used with -currentrun\n"
+    assert q_main(["-jobads", str(DATA), "-cum", "-cur"]) == 1
+    assert capsys.readouterr().err == "Error: -currentrun can't be used with -cumulative-time\n"
+
+
+def test_q_io_shows_only_jobs_moving_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """jobIO_PrintFormat: WHERE JobUniverse==1 || TransferQueued || TransferringOutput ||
+    TransferringInput; RUNS is NumJobStarts, ST ``<`` for a job receiving its input,
+    INPUT/OUTPUT/RATE readable bytes, MISC render_buffer_io_misc's " transfer=in" (the
+    column widens to it; the heading keeps its blanks)."""
+    monkeypatch.setenv("CONDORSIM_HOME", str(tmp_path))
+    monkeypatch.setenv("TZ", "UTC")
+    ads = tmp_path / "io.ads"
+    ads.write_text(DATA.read_text() + "\n" + 'ClusterId = 3\nProcId = 0\nOwner = "carol"\n'
+                   "JobStatus = 2\nJobUniverse = 5\nServerTime = 1767229325\n"
+                   "TransferringInput = true\nNumJobStarts = 1\nBytesRecvd = 2048.0\n"
+                   "BytesSent = 0.0\nQDate = 1767225600\n")
+    assert q_main(["-jobads", str(ads), "-io"]) == 0
+    out = capsys.readouterr().out
+    assert out.split("\n")[3:6] == [
+        " ID      OWNER          RUNS ST  INPUT  OUTPUT  RATE      MISC        ",
+        "   3.0   carol             1 <  2.0 KB 0.0 B       2.0 KB  transfer=in",
+        "",
+    ]
 
 
 def test_q_userlog_rebuilds_the_jobs_of_an_event_log(
