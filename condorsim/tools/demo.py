@@ -67,6 +67,16 @@ def matchmaking_show() -> int:
     return 0
 
 
+def _shown(report: Path) -> str:
+    """The report's path (relative to the working directory when it is below it) and the
+    address a browser opens."""
+    try:
+        path = report.relative_to(Path.cwd())
+    except ValueError:
+        path = report
+    return f"{path}\n  {report.as_uri()}"
+
+
 def main(argv: list[str]) -> int:
     tour = REPO / "scenarios" / "tour.toml"
     if tour.exists():
@@ -78,7 +88,8 @@ def main(argv: list[str]) -> int:
                               "--report", str(report)])
         print(f"""
 The run directory is kept at {run_dir}:
-  log/             each daemon's log (SchedLog, StartLog, StarterLog, ...), JSON lines
+  log/             each daemon's log in HTCondor's text form (SchedLog, StartLog, ...)
+                   and its records as JSON lines (SchedLog.json, ...)
   spool/           the schedd's job_queue.log and history
   trace.jsonl      every message between the daemons
   tour.log         the jobs' user event log, as HTCondor writes it
@@ -93,6 +104,6 @@ What to try next:
                                                             status, hold, release, rm, down
 
 The tour's report (Gantt chart, the pool over time, each job's ClassAd flow):
-  {report.as_uri() if report.exists() else "(not written: see the error above)"}""")
+  {_shown(report) if report.exists() else "(not written: see the error above)"}""")
         return status
     return matchmaking_show()
