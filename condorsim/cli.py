@@ -139,6 +139,12 @@ def _replay(argv: list[str]) -> int:
     return tool(argv)
 
 
+def _sweep(argv: list[str]) -> int:
+    from condorsim.tools.sweep import main as tool
+
+    return tool(argv)
+
+
 def _trace(argv: list[str]) -> int:
     from condorsim.tools.trace import main as tool
 
@@ -298,6 +304,7 @@ COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
     "router_q": (_router_q, "routed jobs, like condor_router_q (-S summarizes per route)"),
     "router_history": (_router_history, "routed jobs' history, like condor_router_history"),
     "replay": (_replay, "replay a scenario file and check its expectations"),
+    "sweep": (_sweep, "replay every variant of a what-if sweep on Dask; tables, charts, a page"),
     "trace": (_trace, "one job's ClassAd flow from a run's message trace"),
     "report": (_report, "one HTML page showing a whole run (Gantt chart, flows, results)"),
 }

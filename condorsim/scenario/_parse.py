@@ -37,7 +37,7 @@ from ._sections import (
 )
 from ._times import END, datetime_seconds, format_duration, parse_duration, type_name
 
-__all__ = ["DEFAULT_START", "load_scenario", "parse_scenario"]
+__all__ = ["DEFAULT_START", "load_scenario", "load_toml", "parse_scenario"]
 
 DEFAULT_START: Final = int(_dt.datetime(2026, 1, 1, tzinfo=_dt.UTC).timestamp())
 """2026-01-01T00:00:00Z, the start when ``[scenario]`` gives none."""
@@ -67,17 +67,7 @@ def load_scenario(path: str | Path) -> Scenario:
 
 def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".")) -> Scenario:
     """Check the scenario ``text``; files it names are relative to ``base_dir``."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        message = str(err)
-        found = _TOML_POSITION.search(message)
-        if found is None:
-            raise ScenarioError(f"not valid TOML: {message}", source=source) from None
-        raise ScenarioError(
-            f"not valid TOML: {message[:found.start()]} (column {found.group(2)})",
-            source=source, line=int(found.group(1)),
-        ) from None
+    data = load_toml(text, source)
     ctx = FileContext(source, Locator(text))
     _check_top_level(ctx, data)
     header = _read_header(ctx, data["scenario"])
@@ -105,6 +95,21 @@ def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".
     check_submits(ctx, scenario)
     check_routing(ctx, scenario)
     return scenario
+
+
+def load_toml(text: str, source: str) -> dict[str, Any]:
+    """The TOML document ``text``; its syntax errors as a ScenarioError with the line."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        message = str(err)
+        found = _TOML_POSITION.search(message)
+        if found is None:
+            raise ScenarioError(f"not valid TOML: {message}", source=source) from None
+        raise ScenarioError(
+            f"not valid TOML: {message[:found.start()]} (column {found.group(2)})",
+            source=source, line=int(found.group(1)),
+        ) from None
 
 
 def _check_top_level(ctx: FileContext, data: dict[str, Any]) -> None:
