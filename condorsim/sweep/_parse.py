@@ -107,12 +107,12 @@ def _read(ctx: FileContext, data: dict[str, Any], base_dir: Path) -> Sweep:
                        read=lambda name: (scenario_path.parent / name).read_text(
                            encoding="utf-8"),
                        resolve=lambda name: str((scenario_path.parent / name).resolve()))
-    axes = [_axis(Entry(ctx, "axis", i, d, f"[[axis]] #{i}"), raw)
+    axes = [_axis(Entry(ctx, "axis", i, d, _axis_label(i, d)), raw)
             for i, d in enumerate(data["axis"], start=1)]
     _check_axis_names(ctx, axes)
+    _check_points_needed(ctx, axes, len(data.get("point", [])))
     points = [_point(Entry(ctx, "point", i, d, f"[[point]] #{i}"), axes)
               for i, d in enumerate(data.get("point", []), start=1)]
-    _check_points_needed(ctx, axes, points)
     metrics = _metrics(head)
     name = head.string("name", Path(ctx.source).stem)
     assert name is not None
@@ -123,11 +123,18 @@ def _read(ctx: FileContext, data: dict[str, Any], base_dir: Path) -> Sweep:
         per_owner=_boolean(head, "per_owner", True))
 
 
+def _axis_label(index: int, data: dict[str, Any]) -> str:
+    name = data.get("name")
+    return f'[[axis]] #{index} (name "{name}")' if isinstance(name, str) else \
+        f"[[axis]] #{index}"
+
+
 def _check_top_level(ctx: FileContext, data: dict[str, Any]) -> None:
-    for key in data:
+    for key, value in data.items():
         if key not in _SECTIONS:
             hint = did_you_mean(key, _SECTIONS) or f" (expected {', '.join(_SECTIONS)})"
-            raise ctx.error(f"unknown section '{key}'{hint}", key=key)
+            raise ctx.error(f"unknown section '{key}'{hint}", section=key,
+                            index=int(isinstance(value, list)), key=key)
     if "sweep" not in data:
         raise ctx.error('missing the [sweep] section (it needs at least scenario = "...")')
     if not isinstance(data["sweep"], dict):
@@ -241,8 +248,7 @@ def _point(entry: Entry, axes: list[Axis]) -> dict[str, Any]:
     return dict(entry.data)
 
 
-def _check_points_needed(ctx: FileContext, axes: list[Axis], points: list[dict[str, Any]]) \
-        -> None:
+def _check_points_needed(ctx: FileContext, axes: list[Axis], points: int) -> None:
     if points and all(a.values is not None for a in axes):
         raise ctx.error("every axis has values, so a point has nothing to set: remove the "
                         "[[point]]s or the values of the axes they give", section="point",
@@ -250,8 +256,8 @@ def _check_points_needed(ctx: FileContext, axes: list[Axis], points: list[dict[s
     if not points:
         for axis in axes:
             if axis.values is None:
-                raise ctx.error("missing values (give values = [...], or [[point]]s that "
-                                "give this axis)", section="axis", index=axis.index,
+                raise ctx.error("missing (give values = [...], or [[point]]s that give "
+                                "this axis)", section="axis", index=axis.index,
                                 where=axis.label, field="values")
 
 

@@ -104,7 +104,7 @@ def _run(sweep: Any, out: Path, args: argparse.Namespace) -> Any:
 
     from condorsim.sweep import run_sweep
 
-    console = Console(stderr=True, highlight=False)
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("{task.fields[failed]}"), TimeElapsedColumn(),
                         TextColumn("left"), TimeRemainingColumn(), console=console,
@@ -119,7 +119,7 @@ def _run(sweep: Any, out: Path, args: argparse.Namespace) -> Any:
         dashboard = f"; Dask dashboard: {run.dashboard}" if run.dashboard else ""
         if not args.quiet:
             console.print(f"running {todo} variant{'s' * (todo != 1)}{skipped} on {where}"
-                          f"{dashboard}", soft_wrap=True)
+                          f"{dashboard}")
         task.append(progress.add_task("variants", total=todo, failed=""))
 
     failures = 0
