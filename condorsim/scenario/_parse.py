@@ -37,7 +37,7 @@ from ._sections import (
 )
 from ._times import END, datetime_seconds, format_duration, parse_duration, type_name
 
-__all__ = ["DEFAULT_START", "load_scenario", "load_toml", "parse_scenario"]
+__all__ = ["DEFAULT_START", "load_scenario", "load_toml", "parse_scenario", "read_file"]
 
 DEFAULT_START: Final = int(_dt.datetime(2026, 1, 1, tzinfo=_dt.UTC).timestamp())
 """2026-01-01T00:00:00Z, the start when ``[scenario]`` gives none."""
@@ -52,17 +52,21 @@ _TOML_POSITION: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 def load_scenario(path: str | Path) -> Scenario:
     """Read and check the scenario file at ``path``; raises ScenarioError."""
     path = Path(path)
+    return parse_scenario(read_file(path), source=str(path), base_dir=path.parent)
+
+
+def read_file(path: Path, kind: str = "scenario") -> str:
+    """The text of a ``kind`` file; a ScenarioError naming it when it cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScenarioError("no such file", source=str(path)) from None
     except IsADirectoryError:
-        raise ScenarioError("is a directory, not a scenario file", source=str(path)) from None
+        raise ScenarioError(f"is a directory, not a {kind} file", source=str(path)) from None
     except UnicodeDecodeError:
         raise ScenarioError("is not UTF-8 text", source=str(path)) from None
     except OSError as err:
         raise ScenarioError(f"cannot be read ({err.strerror})", source=str(path)) from None
-    return parse_scenario(text, source=str(path), base_dir=path.parent)
 
 
 def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".")) -> Scenario:

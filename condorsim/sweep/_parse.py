@@ -36,6 +36,7 @@ from condorsim.scenario import (
     load_scenario,
     load_toml,
     parse_scenario,
+    read_file,
     type_name,
 )
 
@@ -62,15 +63,9 @@ def load_sweep(path: str | Path) -> Sweep:
     """Read and check the sweep file at ``path``; raises SweepError."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SweepError("no such file", source=str(path)) from None
-    except IsADirectoryError:
-        raise SweepError("is a directory, not a sweep file", source=str(path)) from None
-    except UnicodeDecodeError:
-        raise SweepError("is not UTF-8 text", source=str(path)) from None
-    except OSError as err:
-        raise SweepError(f"cannot be read ({err.strerror})", source=str(path)) from None
+        text = read_file(path, "sweep")
+    except ScenarioError as err:
+        raise SweepError(err.message, source=err.source) from None
     return parse_sweep(text, source=str(path), base_dir=path.parent)
 
 

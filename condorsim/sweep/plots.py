@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, Final
 
-from bokeh.models import ColumnDataSource, FixedTicker, HoverTool
+from bokeh.models import ColumnDataSource, FixedTicker, HoverTool, Range1d
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 
@@ -52,6 +52,13 @@ def _axis_values(axis: Axis, rows: list[dict[str, Any]]) -> list[Any]:
         if row.get(axis.name) not in seen:
             seen.append(row.get(axis.name))
     return seen
+
+
+def _padded(values: Sequence[float]) -> Range1d:
+    """A range around ``values`` with a margin, so that no point sits on the frame."""
+    low, high = min(values, default=0.0), max(values, default=1.0)
+    margin = (high - low) * 0.08 or abs(high) * 0.1 or 1.0
+    return Range1d(start=low - margin, end=high + margin)
 
 
 def _groups(sweep: Sweep, axis: Axis, rows: list[dict[str, Any]]) -> list[tuple[str, list[
@@ -120,8 +127,16 @@ def _figure(sweep: Sweep, axis: Axis, metric: str, rows: list[dict[str, Any]]) -
                           line_width=2, legend_label=label if not single else "mean")
             line.level = "underlay"
     if p.legend:
-        p.legend.location = "top_left"
-        p.legend.label_text_font_size = "10px"
-        p.legend.background_fill_alpha = 0.6
-        p.legend.click_policy = "hide"
+        legend = p.legend[0]
+        legend.label_text_font_size = "10px"
+        legend.click_policy = "hide"
+        legend.border_line_alpha = 0
+        legend.padding = legend.margin = 2
+        legend.spacing = 0
+        p.add_layout(legend, "below")
+        p.height += 18 * len(groups)
+    ys = [y for r in rows if (y := _value(r.get(metric))) is not None]
+    p.y_range = _padded(ys)
+    if numeric:
+        p.x_range = _padded([float(v) for v in values])
     return p

@@ -35,7 +35,7 @@ from typing import Any
 from ._model import Sweep, Variant
 from .task import SCENARIO_FILE, VariantJob, read_row, run_variant
 
-__all__ = ["MARKER", "OutputError", "SweepRun", "prepare_output", "run_sweep",
+__all__ = ["MARKER", "OutputError", "SweepRun", "dask_client", "prepare_output", "run_sweep",
            "variant_dir"]
 
 MARKER = "sweep.json"  # in every sweep's output directory
@@ -116,7 +116,7 @@ def run_sweep(sweep: Sweep, out: Path, *, scheduler: str | None = None,
             todo.append(variant)
     if todo:
         jobs = {v.number: _job(sweep, out, v, reports) for v in todo}
-        with _client(scheduler, workers or min(default_workers(), len(todo))) as client:
+        with dask_client(scheduler, workers or min(default_workers(), len(todo))) as client:
             run.dashboard = _dashboard(client)
             run.workers = len(client.scheduler_info().get("workers", {}))
             if on_start is not None:
@@ -140,7 +140,7 @@ def _job(sweep: Sweep, out: Path, variant: Variant, reports: bool) -> VariantJob
 
 
 @contextmanager
-def _client(scheduler: str | None, workers: int) -> Iterator[Any]:
+def dask_client(scheduler: str | None, workers: int) -> Iterator[Any]:
     """A Client of the cluster at ``scheduler``, or of a new LocalCluster (closed after)."""
     import dask.distributed
 

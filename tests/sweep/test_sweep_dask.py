@@ -172,7 +172,7 @@ def test_a_sweep_on_a_local_cluster(local_run: tuple[subprocess.CompletedProcess
 
 def test_resume_runs_only_what_is_not_done(
         local_run: tuple[subprocess.CompletedProcess[str], Path], files: Path) -> None:
-    proc, out = local_run
+    _, out = local_run
     done = sorted(out.glob("variants/*/row.json"))
     assert len(done) == 2
     stamps = [p.stat().st_mtime_ns for p in done]
@@ -233,3 +233,48 @@ def test_a_sweep_on_a_scheduler_and_worker_started_by_hand(
         for name in ("makespan", "wait_mean", "wait_p95", "turnaround_p95", "utilization",
                      "wait_mean[bob]"):
             assert remote.loc[i, name] == local.loc[variant, name], name
+
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+# bokeh draws inside shadow roots: walk them to find every canvas and its size
+CANVASES = """() => { const out = []; const walk = (root) => {
+  for (const el of root.querySelectorAll('*')) {
+    if (el.tagName === 'CANVAS') { const r = el.getBoundingClientRect(); out.push([r.width, r.height]); }
+    if (el.shadowRoot) walk(el.shadowRoot);
+  } }; walk(document); return out; }"""
+
+
+def test_the_sweep_page_draws_in_chromium(
+        local_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    """index.html from disk in headless Chromium: every chart drawn, no error, no request.
+    With CONDORSIM_SWEEP_SCREENSHOT=FILE, a screenshot goes to FILE."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no {CHROMIUM}: `make test` installs Debian's chromium package")
+    from playwright.sync_api import sync_playwright
+
+    out = local_run[1]
+    errors: list[str] = []
+    requests: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto((out / "index.html").as_uri(), wait_until="load")
+            # the eight metrics asked for x the three axes
+            page.wait_for_function(
+                f"() => ({CANVASES})().filter(([w, h]) => w > 300 && h > 200).length >= 24",
+                timeout=30_000)
+            assert page.locator("#failed tr.fail").count() == 1
+            assert page.locator("#variants tr").count() == 4  # the header and 3 variants
+            shot = os.environ.get("CONDORSIM_SWEEP_SCREENSHOT")
+            if shot:
+                page.screenshot(path=shot)
+        finally:
+            browser.close()
+    assert errors == []
+    assert [u for u in requests if not u.startswith("file:")] == []
