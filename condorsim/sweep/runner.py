@@ -183,10 +183,13 @@ def _results(client: Any, sweep: Sweep, out: Path, todo: list[Variant],
         if future.status == "finished":
             yield variant, future.result()
             continue
-        error = future.exception()
+        try:
+            error = future.exception()
+            trace = future.traceback()
+        except Exception as lost:  # cancelled: the scheduler lost the task
+            error, trace = lost, None
         message = f"{type(error).__name__}: {error}"
-        detail = "".join(traceback.format_tb(future.traceback())) if future.traceback() \
-            else ""
+        detail = "".join(traceback.format_tb(trace)) if trace else ""
         (variant_dir(out, variant) / ERROR_FILE).write_text(
             f"{message}\n\n{detail}", encoding="utf-8")
         yield variant, {**dict(variant.settings), "variant": variant.dir_name,
