@@ -91,18 +91,27 @@ def _demo(argv: list[str]) -> int:
 
 def _submit(argv: list[str]) -> int:
     if "-dry-run" in argv:
-        # condor_submit -dry-run DEST [FILE]: print the job ads, submit nothing; "-" is stdout.
-        from condorsim.submit.tool import dry_run
+        # condor_submit -dry-run DEST [FILE] [-unused]: print the job ads, submit nothing;
+        # DEST "-" is stdout.
+        # The pool's configuration (or HTCondor's defaults) is what condor_submit reads.
+        from condorsim.config import ConfigError
+        from condorsim.submit.tool import dry_run, pool_config
 
-        rest = list(argv)
+        rest = [a for a in argv if a != "-unused"]
+        toggle_unused = len(rest) != len(argv)
         i = rest.index("-dry-run")
         dest = rest[i + 1] if i + 1 < len(rest) else "-"
         del rest[i : i + 2]
         source = rest[0] if rest else "-"
+        try:
+            config = pool_config()
+        except ConfigError as e:
+            print(f"condorsim submit: {e}", file=sys.stderr)
+            return 1
         if dest == "-":
-            return dry_run(source, sys.stdout)
+            return dry_run(source, sys.stdout, config=config, toggle_unused=toggle_unused)
         with open(dest, "w", encoding="utf-8") as out:
-            return dry_run(source, out)
+            return dry_run(source, out, config=config, toggle_unused=toggle_unused)
     from condorsim.tools import jobs
 
     return jobs.COMMANDS["submit"][0](argv)

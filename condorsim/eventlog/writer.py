@@ -234,6 +234,23 @@ class EventLogWriter:
             body += f"\n\t{_one_line('toe', toe.line())}\n"
         return self.write_event("JOB_TERMINATED", cluster, proc, t, body)
 
+    def remote_error(self, cluster: int, proc: int, t: float, *, daemon: str, host: str,
+                     text: str, critical: bool = True, code: int = 0, subcode: int = 0) -> str:
+        """021: `Error from <daemon> on <host>:` (`Message from ...` when not critical), each
+        line of the text indented by a tab, then `Code C Subcode S` when there is a code."""
+        body = f"{'Error' if critical else 'Message'} from {daemon} on {host}:\n"
+        body += "".join(f"\t{line}\n" for line in text.split("\n"))
+        if code:
+            body += f"\tCode {code} Subcode {subcode}\n"
+        return self.write_event("REMOTE_ERROR", cluster, proc, t, body)
+
+    def shadow_exception(self, cluster: int, proc: int, t: float, message: str) -> str:
+        """007: `Shadow exception!` and the message (newlines become `|`, as setMessage)."""
+        text = message.replace("\n", "|").replace("\r", " ")
+        body = (f"Shadow exception!\n\t{text}\n\t0  -  Run Bytes Sent By Job\n"
+                "\t0  -  Run Bytes Received By Job\n")
+        return self.write_event("SHADOW_EXCEPTION", cluster, proc, t, body)
+
     def aborted(self, cluster: int, proc: int, t: float, reason: str | None = None) -> str:
         """009: `Job was aborted.` then the reason, if any."""
         body = "Job was aborted.\n" + (f"\t{_reason(reason)}\n" if reason else "")

@@ -75,6 +75,7 @@ class HoldCode(IntEnum):
     INVALID_CRON_SETTINGS = 25
     SYSTEM_POLICY = 26
     SYSTEM_POLICY_UNDEFINED = 27
+    HOOK_SHADOW_PREPARE_JOB_FAILURE = 48
 
 
 HOLD_REASON_NAMES = {
@@ -89,6 +90,7 @@ HOLD_REASON_NAMES = {
     HoldCode.INVALID_CRON_SETTINGS: "InvalidCronSettings",
     HoldCode.SYSTEM_POLICY: "SystemPolicy",
     HoldCode.SYSTEM_POLICY_UNDEFINED: "SystemPolicyUndefined",
+    HoldCode.HOOK_SHADOW_PREPARE_JOB_FAILURE: "HookShadowPrepareJobFailure",
 }
 """Names used as keys of the NumHoldsByReason ClassAd."""
 

@@ -8,7 +8,9 @@ DAEMON_LIST, COLLECTOR_HOST, SIM_TIMEZONE, SIM_SEED), then the machines of
 ``[[machine]]`` as ``SIM_MACHINES`` and ``SIM_MACHINE_<name>_<FIELD>`` knobs (read by the
 startd), the sites of ``[[site]]`` as ``SIM_GRID_SITES`` (read by the gridmanager; without
 ``[[site]]`` the knob's default site serves), then the scenario's ``config_file`` and its
-``[config]`` knobs, which win.
+``[config]`` knobs, which win. The scenario's ``[[file]]`` entries are written next
+(files.py); ``$(LOCAL_DIR)`` in a knob names the run directory, so
+``X_HOOK_FETCH_WORK = $(LOCAL_DIR)/hooks/fetch.sh`` finds one.
 
 DAEMON_LIST names the daemons whose modules are installed (``daemons.<name>``), so a
 scenario runs with the pool that exists; a scenario's own ``DAEMON_LIST`` wins.
@@ -21,6 +23,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from condorsim.scenario import Scenario
+
+from .files import write_files
 
 CONFIG_HEADER = "# condor_config for the replay of"
 
@@ -125,10 +129,12 @@ def _section(title: str, items: Iterable[tuple[str, str]]) -> list[str]:
 
 
 def make_run_dir(scenario: Scenario, run_dir: Path) -> Path:
-    """Create the run directory's layout and condor_config; return the config's path."""
+    """Create the run directory's layout, condor_config and the scenario's ``[[file]]``
+    entries (files.py); return the config's path."""
     run_dir.mkdir(parents=True, exist_ok=True)
     for sub in ("log", "spool", "execute"):
         (run_dir / sub).mkdir(exist_ok=True)
     path = run_dir / "condor_config"
     path.write_text(config_text(scenario, run_dir), encoding="utf-8")
+    write_files(scenario, run_dir)
     return path

@@ -144,13 +144,19 @@ def make_routed_copy(
     now: int = 0,
     env: Mapping[str, str] | None = None,
     rng: random.Random | None = None,
+    translated: ClassAd | None = None,
 ) -> Routed:
     """The routed copy of ``job`` (``job_id`` is ``"cluster.proc"``) along ``route``, or,
-    when the route's EditJobInPlace is true for the job, the edited original."""
+    when the route's EditJobInPlace is true for the job, the edited original.
+
+    ``translated`` is what a TRANSLATE_JOB hook printed: it replaces the job as the starting
+    point of the conversion and the transforms (HTCondor's ``FinishSubmitJob``), while the
+    route's tests (JobShouldBeSandboxed, EditJobInPlace) still look at the original."""
     sandboxed = route.test("JobShouldBeSandboxed", job, now)
     in_place = route.test("EditJobInPlace", job, now)
-    start = job if in_place else vanilla_to_grid(
-        job, route.target_universe, route.grid_resource, sandboxed)  # fmt: skip
+    base = translated if translated is not None else job
+    start = base if in_place else vanilla_to_grid(
+        base, route.target_universe, route.grid_resource, sandboxed)  # fmt: skip
     result = _edits(start, route, router, now, env, rng)
     out = Routed(result.ad, result.ok, result.error, sandboxed, in_place, result.messages,
                  result.steps, result.applied)  # fmt: skip

@@ -11,10 +11,10 @@ Public API::
 Everything wrong in a file is a :class:`ScenarioError` raised before any daemon starts.
 
 Other TOML files that are checked the same way (sweep files, condorsim.sweep) use the
-same readers: :func:`read_file` and :func:`load_toml` (syntax errors with their line), :class:`Entry` (one
-table, field by field), :class:`FileContext` and :class:`Locator` (line numbers),
-:class:`BadValue`, :func:`did_you_mean`, and the value checks :func:`config_text`,
-:func:`flatten_config` and :func:`check_knob_name`.
+same readers: :func:`read_text` and :func:`load_toml` (syntax errors with their line),
+:class:`Entry` (one table, field by field), :class:`FileContext` and :class:`Locator`
+(line numbers), :class:`BadValue`, :func:`did_you_mean`, and the value checks
+:func:`config_text`, :func:`flatten_config` and :func:`check_knob_name`.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from ._model import (
     QUIET,
     ActionSpec,
     ExpectSpec,
+    FileSpec,
     MachineSpec,
     Scenario,
     SiteSpec,
@@ -34,7 +35,7 @@ from ._model import (
     TimelineEntry,
 )
 from ._names import ACTIONS, AD_TYPES, DAEMONS, EVENT_NAMES
-from ._parse import DEFAULT_START, load_scenario, load_toml, parse_scenario, read_file
+from ._parse import DEFAULT_START, load_scenario, load_toml, parse_scenario, read_text
 from ._times import (
     END,
     Moment,
@@ -59,6 +60,7 @@ __all__ = [
     "Entry",
     "ExpectSpec",
     "FileContext",
+    "FileSpec",
     "Locator",
     "MachineSpec",
     "Moment",
@@ -79,6 +81,6 @@ __all__ = [
     "parse_duration",
     "parse_moment",
     "parse_scenario",
-    "read_file",
+    "read_text",
     "type_name",
 ]

@@ -17,6 +17,7 @@ import difflib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ._errors import BadValue, ScenarioError
@@ -125,6 +126,22 @@ class Entry:
             bound = f"between {low:g}{upper}" if high is not None else f"at least {low:g}"
             self.fail(key, f"must be {bound}, not {value}")
         return number
+
+    def read_file(self, key: str, base_dir: Path) -> tuple[Path, bytes]:
+        """The file field ``key`` names (relative to ``base_dir``) and its bytes."""
+        name = self.string(key)
+        assert name is not None
+        if "\0" in name:
+            self.fail(key, "a file name cannot contain a NUL character")
+        path = (base_dir / name).resolve()
+        try:
+            return path, path.read_bytes()
+        except FileNotFoundError:
+            self.fail(key, f"no such file: {path}")
+        except IsADirectoryError:
+            self.fail(key, f"{path} is a directory, not a file")
+        except OSError as err:
+            self.fail(key, f"cannot read {path}: {err.strerror}")
 
     def convert(self, key: str, parse: Any, *args: Any, **kwargs: Any) -> Any:
         """``parse(value, *args)``, turning its BadValue into this entry's ScenarioError."""

@@ -28,6 +28,7 @@ from ._times import END, Moment
 __all__ = [
     "ActionSpec",
     "ExpectSpec",
+    "FileSpec",
     "MachineSpec",
     "Scenario",
     "SiteSpec",
@@ -108,6 +109,28 @@ class SiteSpec:
     @property
     def label(self) -> str:
         return f'[[site]] #{self.index} (resource "{self.resource}")'
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    """One ``[[file]]``: ``content`` written at ``path`` (relative to the run directory,
+    already normalized) before any daemon starts; mode 0755 when ``executable``."""
+
+    index: int
+    path: str
+    content: bytes
+    executable: bool = False
+    source_file: Path | None = None
+
+    kind: ClassVar[str] = "file"
+
+    @property
+    def mode(self) -> int:
+        return 0o755 if self.executable else 0o644
+
+    @property
+    def label(self) -> str:
+        return f'[[file]] #{self.index} (path "{self.path}")'
 
 
 @dataclass(frozen=True)
@@ -218,6 +241,7 @@ class Scenario:
     config_file: Path | None = None
     machines: tuple[MachineSpec, ...] = ()
     sites: tuple[SiteSpec, ...] = ()
+    files: tuple[FileSpec, ...] = ()
     submits: tuple[SubmitSpec, ...] = ()
     actions: tuple[ActionSpec, ...] = ()
     expects: tuple[ExpectSpec, ...] = ()

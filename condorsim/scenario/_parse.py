@@ -22,6 +22,7 @@ from typing import Any, Final, Literal
 
 from ._errors import ScenarioError
 from ._fields import Entry, FileContext, did_you_mean
+from ._files import check_files, file_label, parse_file
 from ._jobs import check_submits
 from ._locate import Locator
 from ._model import QUIET, Scenario, TimelineEntry
@@ -37,13 +38,13 @@ from ._sections import (
 )
 from ._times import END, datetime_seconds, format_duration, parse_duration, type_name
 
-__all__ = ["DEFAULT_START", "load_scenario", "load_toml", "parse_scenario", "read_file"]
+__all__ = ["DEFAULT_START", "load_scenario", "load_toml", "parse_scenario", "read_text"]
 
 DEFAULT_START: Final = int(_dt.datetime(2026, 1, 1, tzinfo=_dt.UTC).timestamp())
 """2026-01-01T00:00:00Z, the start when ``[scenario]`` gives none."""
 
 _TABLES: Final = ("scenario", "config")
-_ARRAYS: Final = ("machine", "site", "submit", "action", "expect")
+_ARRAYS: Final = ("machine", "site", "file", "submit", "action", "expect")
 _HEADER_KEYS: Final = ("name", "description", "start", "timezone", "until", "max", "seed",
                        "clock", "speed")
 _TOML_POSITION: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
@@ -52,10 +53,10 @@ _TOML_POSITION: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 def load_scenario(path: str | Path) -> Scenario:
     """Read and check the scenario file at ``path``; raises ScenarioError."""
     path = Path(path)
-    return parse_scenario(read_file(path), source=str(path), base_dir=path.parent)
+    return parse_scenario(read_text(path), source=str(path), base_dir=path.parent)
 
 
-def read_file(path: Path, kind: str = "scenario") -> str:
+def read_text(path: Path, kind: str = "scenario") -> str:
     """The text of a ``kind`` file; a ScenarioError naming it when it cannot be read."""
     try:
         return path.read_text(encoding="utf-8")
@@ -79,7 +80,8 @@ def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".
     config, config_file = _read_config(ctx, data.get("config", {}), base_dir)
 
     def entries(section: str) -> list[Entry]:
-        return [Entry(ctx, section, i, d, entry_label(section, i, d))
+        return [Entry(ctx, section, i, d,
+                      file_label(i, d) if section == "file" else entry_label(section, i, d))
                 for i, d in enumerate(data.get(section, []), start=1)]
 
     scenario = Scenario(
@@ -88,6 +90,7 @@ def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".
         config_file=config_file,
         machines=tuple(parse_machine(e) for e in entries("machine")),
         sites=tuple(parse_site(e) for e in entries("site")),
+        files=tuple(parse_file(e, base_dir) for e in entries("file")),
         submits=tuple(parse_submit(e, start, base_dir) for e in entries("submit")),
         actions=tuple(parse_action(e, start) for e in entries("action")),
         expects=tuple(parse_expect(e, start) for e in entries("expect")),
@@ -95,6 +98,7 @@ def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".
         base_dir=base_dir,
     )
     _check_unique_names(ctx, scenario)
+    check_files(ctx, scenario.files)
     _check_moments(ctx, scenario)
     check_submits(ctx, scenario)
     check_routing(ctx, scenario)
@@ -221,6 +225,8 @@ def _read_config(ctx: FileContext, table: dict[str, Any],
         del knobs["config_file"]
         name = entry.string("config_file")
         assert name is not None
+        if "\0" in name:
+            entry.fail("config_file", "a file name cannot contain a NUL character")
         config_file = (base_dir / name).resolve()
         if not config_file.is_file():
             entry.fail("config_file", f"no such file: {config_file}")

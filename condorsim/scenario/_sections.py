@@ -192,17 +192,11 @@ def parse_submit(entry: Entry, start: int, base_dir: Path) -> SubmitSpec:
                         '"name.sub"', field="")
     path: Path | None = None
     if has_file:
-        name = entry.string("file")
-        assert name is not None
-        path = (base_dir / name).resolve()
+        path, content = entry.read_file("file", base_dir)
         try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            entry.fail("file", f"no such file: {path}")
+            text = content.decode("utf-8")
         except UnicodeDecodeError:
             entry.fail("file", f"{path} is not UTF-8 text")
-        except OSError as err:
-            entry.fail("file", f"cannot read {path}: {err.strerror}")
     else:
         text = entry.string("text") or ""
     return SubmitSpec(index=entry.index, at=_not_end(entry, at), at_text=shown, text=text,

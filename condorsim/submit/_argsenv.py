@@ -1,20 +1,22 @@
-"""``arguments`` and ``environment``: HTCondor's two syntaxes and the attributes they make.
+"""HTCondor's two syntaxes for arguments and environments (``ArgList`` and ``Env``).
 
 How this works
 --------------
-Both commands accept the *old* (V1) syntax and the *new* (V2) syntax, chosen by whether
-the value starts with a double quote (HTCondor's ``ArgList`` and ``Env`` classes):
+A value that starts (after white space) with a double quote is in the *new* (V2)
+syntax, anything else in the *old* (V1) one:
 
-* V1 arguments are split on white space (``\\"`` is a literal quote, a bare ``"`` is an
-  error); V1 environment entries are split on ``;`` and each is ``NAME=VALUE``.
-* V2 values are wrapped in double quotes (``""`` inside is one ``"``); inside, words are
-  split on white space and single quotes group words (``''`` inside them is one ``'``).
+* V2 text is wrapped in double quotes (``""`` inside is one ``"``; only white space
+  may follow the closing quote); inside, words are split on white space and single
+  quotes group words (``''`` inside them is one ``'``).
+* V1 arguments are split on white space; ``\\"`` is a literal quote, a bare ``"`` is an
+  error. V1 environments are ``NAME=VALUE`` entries separated by ``;`` -- or by the
+  first character of the value when it is one of ``!#$%&*+,-/:;<>?@^`|~`` -- and by
+  new lines; an entry without ``=`` that holds ``$$`` is kept as it is.
 
-condor_submit then writes ``Args`` (V1 text) when the arguments were given in V1, else
-``Arguments`` (V2 text, also when there are none). The environment goes to ``Env`` with
-``EnvDelim = ";"`` only when the ``env`` command is used with V1 text; otherwise to
-``Environment``. Environment variables are kept sorted by name, a later duplicate wins.
-V2 text quotes white space and single quotes with single quotes, as ``ArgList`` does.
+``Arguments`` (V2) is written unless the input was V1 (then ``Args``). An environment
+is a map of names to values, written sorted by name: ``Environment`` (V2), or ``Env``
+with ``EnvDelim = ";"`` when the ``env`` command holds V1 text. V2 text quotes white
+space and single quotes with single quotes, as ``append_arg`` does.
 
 Errors raise ``ArgsError`` with HTCondor's message; the caller adds the
 "The full arguments you specified were" line and the location.
@@ -22,10 +24,13 @@ Errors raise ``ArgsError`` with HTCondor's message; the caller adds the
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Mapping
 
 _WS = " \t\n\r"
+_C_SPACE = " \t\n\r\v\f"
+_V1_DELIMS = "!#$%&*+,-/:;<>?@^`|~\x1f"
+NO_VALUE = "\x01\x02\x03\x04\x05\x06"
+"""The value of an environment entry kept without ``=`` (an unexpanded ``$$()``)."""
 
 
 class ArgsError(Exception):
@@ -33,12 +38,12 @@ class ArgsError(Exception):
 
 
 def is_v2_quoted(text: str) -> bool:
-    return text.lstrip(_WS).startswith('"')
+    return text.lstrip(_C_SPACE).startswith('"')
 
 
 def v2_unquote(text: str) -> str:
     """The raw V2 text inside ``"..."`` (``""`` becomes ``"``); errors as HTCondor words them."""
-    s = text.lstrip(_WS)
+    s = text.lstrip(_C_SPACE)
     out: list[str] = []
     i = 1
     while True:
@@ -50,8 +55,7 @@ def v2_unquote(text: str) -> str:
                 out.append('"')
                 i += 2
                 continue
-            rest = s[i + 1 :]
-            if rest.strip(_WS):
+            if s[i + 1 :].strip(_C_SPACE):
                 raise ArgsError(
                     "Unexpected characters following double-quote.  Did you forget to escape "
                     "the double-quote by repeating it?  Here is the quote and trailing "
@@ -63,7 +67,7 @@ def v2_unquote(text: str) -> str:
 
 
 def split_v2_raw(raw: str) -> list[str]:
-    """Split raw V2 text into words (single quotes group, ``''`` inside is a quote)."""
+    """``split_args``: raw V2 text into words (single quotes group, ``''`` inside is a quote)."""
     words: list[str] = []
     current: list[str] = []
     in_word = False
@@ -101,7 +105,7 @@ def split_v2_raw(raw: str) -> list[str]:
 
 
 def v2_join(words: list[str]) -> str:
-    """Raw V2 text for a word list: white space and ``'`` are quoted with ``'``."""
+    """``join_args``: raw V2 text for a word list (white space and ``'`` quoted with ``'``)."""
     out = ""
     for word in words:
         if out:
@@ -122,81 +126,176 @@ def v2_join(words: list[str]) -> str:
     return out
 
 
-def _split_v1_args(text: str) -> list[str]:
-    words: list[str] = []
-    current: list[str] = []
-    in_word = False
+def _v1_wacked_to_raw(text: str) -> str:
+    out: list[str] = []
     i = 0
     while i < len(text):
         ch = text[i]
-        if ch in _WS:
-            if in_word:
-                words.append("".join(current))
-                current, in_word = [], False
-        elif ch == "\\" and text[i + 1 : i + 2] == '"':
-            current.append('"')
-            in_word = True
-            i += 1
-        elif ch == '"':
+        if ch == '"':
             raise ArgsError(f"Found illegal unescaped double-quote: {text[i:]}")
-        else:
-            current.append(ch)
-            in_word = True
+        if ch == "\\" and text[i + 1 : i + 2] == '"':
+            out.append('"')
+            i += 2
+            continue
+        out.append(ch)
         i += 1
-    if in_word:
-        words.append("".join(current))
-    return words
+    return "".join(out)
 
 
-def arguments_attribute(value: str | None) -> tuple[str, str]:
-    """(attribute, string value) for the ``arguments`` command: ``Args`` or ``Arguments``."""
-    if value is None:
-        return "Arguments", ""
+def parse_arguments(value: str, v2_only: bool = False) -> tuple[list[str], bool]:
+    """(words, the input was V1) of an arguments value; ``v2_only`` refuses V1 text
+    (``arguments2`` and the other ``...2`` commands)."""
     if is_v2_quoted(value):
-        return "Arguments", v2_join(split_v2_raw(v2_unquote(value)))
-    return "Args", " ".join(_split_v1_args(value))
+        return split_v2_raw(v2_unquote(value)), False
+    if v2_only:
+        raise ArgsError("Expecting double-quoted input string (V2 format).")
+    return _tokens(_v1_wacked_to_raw(value), _WS), True
 
 
-def parse_environment(value: str) -> tuple[dict[str, str], bool]:
-    """Variables of an ``environment`` value and whether it was V1 text."""
-    env: dict[str, str] = {}
-    if is_v2_quoted(value):
-        entries, was_v1 = split_v2_raw(v2_unquote(value)), False
-    else:
-        entries = [e.strip(_WS) for e in value.split(";")]
-        entries, was_v1 = [e for e in entries if e], True
-    for entry in entries:
-        name, eq, val = entry.partition("=")
+def v1_arguments(words: list[str]) -> str:
+    """Raw V1 text of a word list (``GetArgsStringV1Raw``)."""
+    for word in words:
+        if any(ch in word for ch in _WS):
+            raise ArgsError(f"Cannot represent '{word}' in V1 arguments syntax.")
+    return " ".join(words)
+
+
+class Env:
+    """An environment being built: names to values (``NO_VALUE`` for a bare ``$$`` entry)."""
+
+    def __init__(self) -> None:
+        self.vars: dict[str, str] = {}
+
+    def set_entry(self, entry: str) -> None:
+        """``SetEnvWithErrorMessage``: one ``NAME=VALUE`` entry."""
+        if not entry:
+            raise ArgsError("")
+        name, eq, value = entry.partition("=")
+        if not eq and "$$" in entry:
+            self.vars[entry] = NO_VALUE
+            return
         if not eq:
-            raise ArgsError(f"ERROR: Missing '=' after environment variable '{name}'.")
+            raise ArgsError(f"ERROR: Missing '=' after environment variable '{entry}'.")
         if not name:
             raise ArgsError(f"ERROR: missing variable in '{entry}'.")
-        env[name] = val
-    return env, was_v1
+        self.vars[name] = value
+
+    def merge_v2_raw(self, raw: str) -> None:
+        for entry in split_v2_raw(raw):
+            self.set_entry(entry)
+
+    def merge_v1(self, text: str, delim: str = ";") -> None:
+        """``MergeFromV1AutoDelim``: V1 text, its delimiter perhaps given by its first character."""
+        if not text:
+            return
+        if text[0] == delim or text[0] in _V1_DELIMS:
+            delim, text = text[0], text[1:]
+        i = 0
+        while i < len(text):
+            while i < len(text) and text[i] in _WS:
+                i += 1
+            start = i
+            while i < len(text) and text[i] != "\n" and text[i] != delim:
+                i += 1
+            entry = text[start:i]
+            i += 1
+            if entry:
+                self.set_entry(entry)
+
+    def merge(self, value: str, v2_only: bool = False) -> None:
+        """``MergeFromV1RawOrV2Quoted`` (``MergeFromV2Quoted`` with ``v2_only``)."""
+        if is_v2_quoted(value):
+            self.merge_v2_raw(v2_unquote(value))
+        elif v2_only:
+            raise ArgsError("Expecting a double-quoted environment string (V2 format).")
+        else:
+            self.merge_v1(value)
+
+    def merge_attributes(self, environment: object, env: object, delim: object) -> None:
+        """``MergeFrom(ad)``: the variables of a job ad's ``Environment`` (or ``Env`` with
+        its ``EnvDelim``), as far as they can be read."""
+        try:
+            if isinstance(environment, str):
+                self.merge_v2_raw(environment)
+            elif isinstance(env, str):
+                self.merge_v1(env, delim[0] if isinstance(delim, str) and delim else ";")
+        except ArgsError:
+            pass
+
+    def import_from(self, source: Mapping[str, str], patterns: str | None, v1: bool) -> None:
+        """``Env::Import``: add the submitter's variables that the ``getenv`` list selects
+        (all when ``patterns`` is None), never overriding; values that cannot be written
+        (a new line, or a ``;`` when the output is V1) are left out."""
+        white: list[str] = []
+        black: list[str] = []
+        for item in _tokens(patterns or "", ",; \t\r\n"):
+            if item.startswith("!"):
+                if item[1:].strip(_WS):
+                    black.append(item[1:].strip(_WS))
+            else:
+                white.append(item)
+        for name, value in source.items():
+            if not name or name in self.vars or "\n" in value or (v1 and ";" in value):
+                continue
+            if black and any(wildcard_match(p, name) for p in black):
+                continue
+            if white and not any(wildcard_match(p, name) for p in white):
+                continue
+            self.vars[name] = value
+
+    def v2(self) -> str:
+        """``getDelimitedStringV2Raw``: sorted by name."""
+        return v2_join([n if v == NO_VALUE else f"{n}={v}" for n, v in sorted(self.vars.items())])
+
+    def v1(self) -> str:
+        """``getDelimitedStringV1Raw`` with ``;``; entries that hold ``;`` or a new line fail."""
+        out = []
+        for name, value in sorted(self.vars.items()):
+            if any(ch in name or (value != NO_VALUE and ch in value) for ch in ";\n"):
+                shown = "" if value == NO_VALUE else value
+                raise ArgsError(
+                    f"Environment entry is not compatible with V1 syntax: {name}={shown}"
+                )
+            out.append(name if value == NO_VALUE else f"{name}={value}")
+        return ";".join(out)
 
 
-def import_environment(
-    env: dict[str, str], getenv: str, submitter_env: Mapping[str, str], v1: bool
-) -> None:
-    """Add the submitter's variables that ``getenv`` selects, never overriding ``env``.
-
-    ``getenv`` is true/false or a list of names (``*`` wildcards allowed). Values that
-    cannot be written (a newline; a ``;`` when the output is V1) are left out.
-    """
-    lowered = getenv.strip(_WS).lower()
-    if lowered == "false":
-        return
-    patterns = None if lowered == "true" else [p for p in getenv.replace(",", " ").split() if p]
-    for name, val in submitter_env.items():
-        if name in env or "\n" in val or (v1 and ";" in val):
-            continue
-        if patterns is None or any(fnmatch.fnmatchcase(name, p) for p in patterns):
-            env[name] = val
+def _tokens(text: str, seps: str) -> list[str]:
+    out: list[str] = []
+    current = ""
+    for ch in text:
+        if ch in seps:
+            if current:
+                out.append(current)
+            current = ""
+        else:
+            current += ch
+    if current:
+        out.append(current)
+    return out
 
 
-def environment_attributes(env: dict[str, str], v1: bool) -> list[tuple[str, str]]:
-    """(attribute, string value) pairs: ``Env`` + ``EnvDelim`` (V1) or ``Environment``."""
-    names = sorted(env)
-    if v1:
-        return [("Env", ";".join(f"{n}={env[n]}" for n in names)), ("EnvDelim", ";")]
-    return [("Environment", v2_join([f"{n}={env[n]}" for n in names]))]
+def wildcard_match(pattern: str, text: str) -> bool:
+    """HTCondor's ``matches_withwildcard`` without regard to case: one ``*`` at the start,
+    the end, in the middle, or at the start and the end."""
+    p, t = pattern.lower(), text.lower()
+    star = p.find("*")
+    if star < 0:
+        return p == t
+    prefix_mode = False
+    if star == 0:
+        start, end = "", p[1:]
+    elif star == len(p) - 1:
+        start, end, prefix_mode = p[:-1], "", True
+    else:
+        start, end = p[:star], p[star + 1 :]
+    if end.endswith("*"):
+        end, prefix_mode = end[:-1], True
+    if start and not t.startswith(start):
+        return False
+    tail = t[len(start) :] if start else t
+    if not end:
+        return True
+    if prefix_mode:
+        return end in tail
+    return tail.endswith(end)

@@ -2,88 +2,76 @@
 
 How this works
 --------------
-``build_job`` runs the attribute setters in HTCondor's order (the order matters: the
-transfer settings decide the Requirements clauses, the universe decides almost
-everything). Each setter reads submit commands through ``JobInput.param`` and writes
-attributes into ``Attrs``; a refused value raises ``SubmitError`` at the command's line.
-The setters for files live in ``_files``, those for matching and policy in ``_policy``;
-this module has the base ad, universe, executable, status, environment, arguments and
-the commands that map one-to-one to an attribute.
+``build_job`` runs the attribute setters in HTCondor's order -- the order matters: the
+universe decides almost everything, the transfer settings and the requests decide the
+Requirements clauses, the simple one-to-one commands override what earlier setters
+wrote, and ``+Attr`` overrides everything. Each setter reads submit commands through
+``JobInput.param`` and writes attributes into ``Attrs``; a refused value raises
+``SubmitError`` at the command's line.
+
+The first proc of a cluster starts from the base attributes every job has; later
+procs start from a copy of the first proc's ad, as HTCondor builds them on top of the
+cluster ad: what they do not set again they inherit (the universe is the cluster's).
+This module has the base ad, status, notification, kill signals and the finishing
+steps (``SetAutoAttributes``, ``ReportCommonMistakes``, the forced attributes, job
+sets); the other setters live in the modules named in ``build_job``.
 """
 
 from __future__ import annotations
 
-from . import _files, _policy
-from ._argsenv import (
-    ArgsError,
-    arguments_attribute,
-    environment_attributes,
-    import_environment,
-    is_v2_quoted,
-    parse_environment,
+from collections.abc import Callable
+
+from . import (
+    _checks,
+    _commandline,
+    _credentials,
+    _files,
+    _grid,
+    _policy,
+    _requirements,
+    _resources,
+    _simple,
+    _transfer,
+    _universe,
 )
-from ._commands import bool_command, int_command, parse_expr_command
-from ._exprs import clamp64
-from ._job import GRID, LOCAL, SCHEDULER, VANILLA, Attrs, JobInput
+from ._commands import bool_command, parse_expr_command
+from ._exprs import Expr, eval_bool, literal_number, parse
+from ._job import JAVA, MPI, PARALLEL, SCHEDULER, VANILLA, VM, Attrs, JobInput
+from ._numbers import c_atoi
 
 CONDOR_VERSION = "$CondorVersion: 24.0.24 2026-09-24 BuildID: condorsim $"
 CONDOR_PLATFORM = "$CondorPlatform: X86_64-condorsim $"
-
-# CondorUniverseNameUcFirst, for the "not a supported universe" message.
-_UNIVERSE_NAMES = {
-    1: "Standard", 2: "Pipe", 3: "Linda", 4: "PVM", 5: "Vanilla", 6: "PVMD", 7: "Scheduler",
-    8: "MPI", 9: "Grid", 10: "Java", 11: "Parallel", 12: "Local", 13: "VM",
-}  # fmt: skip
-_UNIVERSES = {"vanilla": VANILLA, "scheduler": SCHEDULER, "grid": GRID, "local": LOCAL}
-_NOT_SIMULATED = {"java": 10, "parallel": 11, "vm": 13, "docker": 5, "container": 5}
-_RETIRED = {"standard": 1, "pipe": 2, "linda": 3, "pvm": 4, "pvmd": 6, "mpi": 8}
+_RECONNECT = (VANILLA, JAVA, PARALLEL, VM)
 
 
 def build_job(job: JobInput) -> Attrs:
     """All attributes of one proc's job ad (cluster and proc attributes together)."""
-    ad = Attrs()
-    _base(job, ad)
-    job.universe = _universe(job, ad)
-    _files.set_iwd(job, ad)
-    _files.set_executable(job, ad)
-    _simple(job, ad, _EARLY)
-    _machine_count(ad)
-    _status(job, ad)
-    _priority(job, ad)
-    _policy.set_nice_user(job, ad)
-    _simple(job, ad, _RETIREMENT)
-    _environment(job, ad)
-    _notification(job, ad)
-    _simple(job, ad, _NOTIFY)
-    _files.set_user_log(job, ad)
-    _kill_signals(job, ad)
-    _policy.set_rank(job, ad)
-    _files.set_std_files(job, ad)
-    _files.set_transfer(job, ad)
-    _files.set_image_size(job, ad)
-    _policy.set_requests(job, ad)
-    _simple(job, ad, _SIMPLE)
-    _policy.set_cron_and_deferral(job, ad)
-    _policy.set_retries(job, ad)
-    _policy.set_requirements(job, ad)
-    _policy.set_job_lease(job, ad)
-    _policy.set_periodic(job, ad)
-    _arguments(job, ad)
-    _grid(job, ad)
-    _policy.set_concurrency_limits(job, ad)
-    _policy.set_accounting_group(job, ad)
-    _forced(job, ad)
-    ad["ClusterId"] = job.cluster
-    ad["ProcId"] = job.proc
-    if job.submit_method is not None:
-        ad["JobSubmitMethod"] = job.submit_method
+    if job.cluster_ad is None:
+        ad = _base(job)
+        _universe.set_universe(job, ad)
+        if job.pending is not None:
+            raise job.pending
+    else:
+        ad = job.cluster_ad.copy()
+        job.universe, job.is_docker, job.is_container, job.grid_type, job.vm_type = (
+            job.cluster_flags
+        )
+    job.table.defaults["node"] = {PARALLEL: "#pArAlLeLnOdE#", MPI: "#MpInOdE#"}.get(job.universe, "")
+    for step in _STEPS:
+        step(job, ad)
+        if job.pending is not None:
+            raise job.pending
     return ad
 
 
-def _base(job: JobInput, ad: Attrs) -> None:
+def _base(job: JobInput) -> Attrs:
+    """``init_base_ad``: what every job starts with."""
+    ad = Attrs()
     ad["MyType"] = "Job"
     ad["TargetType"] = "Machine"
     ad["QDate"] = job.qdate
+    if job.submit_method is not None:
+        ad["JobSubmitMethod"] = job.submit_method
     ad["Owner"] = job.owner
     ad["User"] = f"{job.owner}@{job.conf('UID_DOMAIN', 'localhost')}"
     for name in ("RemoteWallClockTime", "RemoteUserCpu", "RemoteSysCpu",
@@ -95,47 +83,46 @@ def _base(job: JobInput, ad: Attrs) -> None:
                  "CommittedSuspensionTime"):  # fmt: skip
         ad[name] = 0
     ad["ExitBySignal"] = False
-    ad["LeaveJobInQueue"] = False
+    for name in _submit_attrs(job, forced=False):
+        value = job.knob(name)
+        if value is not None and parse(value) is not None:
+            ad[name] = Expr(value)
     ad["CondorVersion"] = CONDOR_VERSION
     ad["CondorPlatform"] = CONDOR_PLATFORM
+    return ad
 
 
-def _universe(job: JobInput, ad: Attrs) -> int:
-    value = job.param("universe", "JobUniverse") or job.conf("DEFAULT_UNIVERSE", "vanilla")
-    word = value.strip().lower()
-    number: int | None = None
-    if word.isascii() and word.isdigit():
-        number = int(word)
-        if number == 0:
-            raise job.error(f"I don't know about the '{value.strip()}' universe.", "universe")
-        if number in (VANILLA, SCHEDULER, GRID, LOCAL):
-            ad["JobUniverse"] = number
-            return number
-        if number in (10, 11, 13):
-            word = _UNIVERSE_NAMES[number].lower()
-        else:
-            name = _UNIVERSE_NAMES.get(number, "Unknown")
-            raise job.error(f"'{name}' is not a supported universe.", "universe")
-    if word in _UNIVERSES:
-        ad["JobUniverse"] = _UNIVERSES[word]
-        return _UNIVERSES[word]
-    if word in _RETIRED:
-        name = _UNIVERSE_NAMES[_RETIRED[word]]
-        raise job.error(f"'{name}' is not a supported universe.", "universe")
-    if word in _NOT_SIMULATED:
-        raise job.error(f"the '{word}' universe is not supported by condorsim", "universe")
-    raise job.error(f"I don't know about the '{value.strip()}' universe.", "universe")
+def _submit_attrs(job: JobInput, forced: bool) -> list[str]:
+    """The names in config SUBMIT_ATTRS, SUBMIT_EXPRS and SYSTEM_SUBMIT_ATTRS: those with
+    ``+``/``MY.`` (forced, without the prefix) or those without."""
+    out = []
+    for knob in ("SUBMIT_ATTRS", "SUBMIT_EXPRS", "SYSTEM_SUBMIT_ATTRS"):
+        for name in (job.knob(knob) or "").replace(",", " ").split():
+            if name.startswith("+"):
+                name, is_forced = name[1:], True
+            elif name[:3].lower() == "my.":
+                name, is_forced = name[3:], True
+            else:
+                is_forced = False
+            if is_forced == forced and name and name not in out:
+                out.append(name)
+    return out
 
 
-def _machine_count(ad: Attrs) -> None:
-    ad["MinHosts"] = 1
-    ad["MaxHosts"] = 1
-    ad["CurrentHosts"] = 0
+def _skip_filechecks(job: JobInput, ad: Attrs) -> None:
+    value = job.param("skip_filechecks")
+    job.checks_warn = False
+    if value is None:
+        return
+    if value.lower() == "warn":
+        job.checks_warn = True
+    elif eval_bool(value) is None:
+        raise job.error(f"SUBMIT_CMD_skip_filechecks={value} is invalid, must be 'warn' or a "
+                        "boolean\n", "skip_filechecks")  # fmt: skip
 
 
 def _status(job: JobInput, ad: Attrs) -> None:
-    hold = bool_command(job, "hold", None, False)
-    if hold:
+    if bool_command(job, "hold", None, False):
         ad["JobStatus"] = 5
         ad["HoldReasonCode"] = 15
         ad["HoldReason"] = "submitted on hold at user's request"
@@ -144,77 +131,38 @@ def _status(job: JobInput, ad: Attrs) -> None:
     ad["EnteredCurrentStatus"] = job.qdate
 
 
-def _priority(job: JobInput, ad: Attrs) -> None:
-    ad["JobPrio"] = int_command(job, "priority", "prio") or 0
-
-
-def _environment(job: JobInput, ad: Attrs) -> None:
-    # The value is ``environment`` (``env`` only when ``environment`` is absent); the old
-    # syntax is written (Env) when an ``env`` command in old syntax is present.
-    value = job.param("environment", "env")
-    env_cmd = job.param("env")
-    env: dict[str, str] = {}
-    if value is not None:
-        try:
-            env, _ = parse_environment(value)
-        except ArgsError as exc:
-            key = job.key_used("environment", "env")
-            raise job.error(f"{exc}\nThe environment you specified was: '{value}'", key) from None
-    v1 = value is not None and env_cmd is not None and not is_v2_quoted(env_cmd)
-    getenv = job.param("getenv")
-    if getenv is not None:
-        import_environment(env, getenv, job.env, v1)
-    for name, text in environment_attributes(env, v1):
-        ad[name] = text
-
-
 def _notification(job: JobInput, ad: Attrs) -> None:
-    how = job.param("notification", "JobNotification") or job.conf(
-        "JOB_DEFAULT_NOTIFICATION", "NEVER"
-    )
-    codes = {"never": 0, "always": 1, "complete": 2, "error": 3}
-    code = codes.get(how.strip().lower())
+    how = job.param("notification", "JobNotification")
+    if how is None:
+        how = job.knob("JOB_DEFAULT_NOTIFICATION")
+    codes = {"never": 0, "complete": 2, "always": 1, "error": 3}
+    code = 0 if how is None else codes.get(how.lower())
     if code is None:
-        raise job.error(
-            "Notification must be 'Never', 'Always', 'Complete', or 'Error'", "notification"
-        )
+        raise job.error("Notification must be 'Never', 'Always', 'Complete', or 'Error'\n",
+                        "notification", "JobNotification")  # fmt: skip
     ad["JobNotification"] = code
 
 
-# Linux signal numbers, for kill_sig and friends (HTCondor's sig_name table).
+# The signals HTCondor knows by name on Linux (sig_name.cpp), with their numbers.
 _SIGNALS = {
-    "SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6,
-    "SIGBUS": 7, "SIGFPE": 8, "SIGKILL": 9, "SIGUSR1": 10, "SIGSEGV": 11, "SIGUSR2": 12,
-    "SIGPIPE": 13, "SIGALRM": 14, "SIGTERM": 15, "SIGSTKFLT": 16, "SIGCHLD": 17,
-    "SIGCONT": 18, "SIGSTOP": 19, "SIGTSTP": 20, "SIGTTIN": 21, "SIGTTOU": 22, "SIGURG": 23,
-    "SIGXCPU": 24, "SIGXFSZ": 25, "SIGVTALRM": 26, "SIGPROF": 27, "SIGWINCH": 28,
-    "SIGIO": 29, "SIGPWR": 30, "SIGSYS": 31,
+    "SIGKILL": 9, "SIGCONT": 18, "SIGTERM": 15, "SIGQUIT": 3, "SIGHUP": 1, "SIGSTOP": 19,
+    "SIGTSTP": 20, "SIGUSR1": 10, "SIGUSR2": 12, "SIGCHLD": 17, "SIGABRT": 6, "SIGALRM": 14,
+    "SIGFPE": 8, "SIGILL": 4, "SIGINT": 2, "SIGPIPE": 13, "SIGSEGV": 11, "SIGTRAP": 5,
+    "SIGTTIN": 21, "SIGTTOU": 22, "SIGIO": 29, "SIGBUS": 7, "SIGURG": 23, "SIGPROF": 27,
+    "SIGWINCH": 28, "SIGSYS": 31, "SIGXCPU": 24, "SIGXFSZ": 25,
 }  # fmt: skip
 _SIGNAL_NAMES = {number: name for name, number in _SIGNALS.items()}
 
 
-def _atoi(text: str) -> int:
-    """C ``atoi``: optional white space and sign, then the leading digits (0 if none)."""
-    s = text.lstrip()
-    sign = -1 if s[:1] == "-" else 1
-    s = s[1:] if s[:1] in "+-" else s
-    digits = ""
-    for ch in s:
-        if not "0" <= ch <= "9":
-            break
-        digits += ch
-    return clamp64(sign * int(digits)) if digits else 0
-
-
 def _signal(job: JobInput, key: str, alt: str) -> str | None:
-    """A signal command: a number or a ``SIG`` name (any case), as the name in upper case."""
+    """``fixupKillSigName``: a number or a ``SIG`` name (any case), as the name in upper case."""
     value = job.param(key, alt)
     if value is None:
         return None
-    number = _atoi(value)
+    number = c_atoi(value)
     name = _SIGNAL_NAMES.get(number) if number else value.upper()
     if name is None or name not in _SIGNALS:
-        raise job.error(f"invalid signal {value}", key, alt)
+        raise job.error(f"invalid signal {value}\n", key, alt)
     return name
 
 
@@ -230,89 +178,128 @@ def _kill_signals(job: JobInput, ad: Attrs) -> None:
             ad[attr] = sig
     timeout = job.param("kill_sig_timeout", "KillSigTimeout")
     if timeout is not None:
-        ad["KillSigTimeout"] = _atoi(timeout)
+        ad["KillSigTimeout"] = c_atoi(timeout)
 
 
-def _arguments(job: JobInput, ad: Attrs) -> None:
-    value = job.param("arguments", "args")
-    try:
-        name, text = arguments_attribute(value)
-    except ArgsError as exc:
-        raise job.error(
-            f"{exc}\nThe full arguments you specified were: {value}", "arguments", "args"
-        ) from None
-    ad[name] = text
+def _auto_attributes(job: JobInput, ad: Attrs) -> None:
+    """``SetAutoAttributes``: host counts, the default lease, JobPrio, starter debugging."""
+    if job.lookup(ad, "MaxHosts") is None and job.universe != MPI:
+        ad["MinHosts"] = 1
+        ad["MaxHosts"] = 1
+    if job.lookup(ad, "CurrentHosts") is None:
+        ad["CurrentHosts"] = 0
+    if job.lookup(ad, "SuccessCheckpointExitCode") is not None:
+        ad["WantFTOnCheckpoint"] = True
+    if job.universe in _RECONNECT and job.lookup(ad, "JobLeaseDuration") is None:
+        lease = job.conf("JOB_DEFAULT_LEASE_DURATION", "2400")
+        if lease:
+            ad["JobLeaseDuration"] = parse_expr_command(job, "JobLeaseDuration", lease,
+                                                        "job_lease_duration")  # fmt: skip
+    if job.lookup(ad, "JobPrio") is None:
+        ad["JobPrio"] = 0
+    if job.lookup(ad, "JobStarterLog") is not None and job.lookup(ad, "JobStarterDebug") is None:
+        ad["JobStarterDebug"] = True
 
 
-_GRID_TYPES = ("condor", "batch", "arc", "pbs", "lsf", "sge", "nqs")
+def _common_mistakes(job: JobInput, ad: Attrs) -> None:
+    """``ReportCommonMistakes``: warnings, the lease floor and the scheduler-deferral check."""
+    notify = job.lookup(ad, "NotifyUser")
+    if isinstance(notify, str) and notify.lower() in ("false", "never") and (
+        "notify_user" not in job.warned
+    ):
+        domain = job.conf("UID_DOMAIN", "")
+        job.warn(f"You used  notify_user={notify}  in your submit file.\nThis means "
+                 f'notification email will go to user "{notify}@{domain}".\nThis is probably '
+                 'not what you expect!\nIf you do not want notification email, put '
+                 '"notification = never"\ninto your submit file, instead.')  # fmt: skip
+        job.warned.add("notify_user")
+    length = job.lookup(ad, "JobMachineAttrsHistoryLength")
+    if isinstance(length, int) and not 0 <= length <= 2**31 - 1:
+        raise job.error(f"job_machine_attrs_history_length={length} is out of bounds 0 to "
+                        f"{2**31 - 1}\n", "job_machine_attrs_history_length")  # fmt: skip
+    if "job_lease_too_small" not in job.warned:
+        lease = job.lookup(ad, "JobLeaseDuration")
+        number = literal_number(lease.text) if isinstance(lease, Expr) else None
+        if isinstance(lease, (bool, int, float)):
+            number = float(lease)
+        if number is not None and 0 < number < 20:
+            job.warn("JobLeaseDuration less than 20 seconds is not allowed, using 20 instead")
+            job.warned.add("job_lease_too_small")
+            ad["JobLeaseDuration"] = 20
+    if job.universe == SCHEDULER and job.lookup(ad, "DeferralTime") is not None:
+        attr = _requirements.needs_deferral(job, ad) or "DeferralTime"
+        raise job.error(f"{attr} does not work for scheduler universe jobs.\nConsider submitting "
+                        "this job using the local universe, instead\n", "deferral_time",
+                        "DeferralTime")  # fmt: skip
 
 
-def _grid(job: JobInput, ad: Attrs) -> None:
-    if job.universe != GRID:
-        return
-    resource = job.param("grid_resource", "GridResource")
-    if resource is None:
-        raise job.error("grid_resource attribute not defined for grid universe job", "universe")
-    kind = resource.split()[0]
-    if kind.lower() in ("ec2", "gce", "azure"):
-        raise job.error(f"the '{kind}' grid type is not supported by condorsim", "grid_resource")
-    if kind.lower() not in _GRID_TYPES:
-        raise job.error(
-            f"Invalid value '{kind}' for grid type\n"
-            "Must be one of: condor, batch, arc, ec2, gce, or azure",
-            "grid_resource",
-        )
-    ad["GridResource"] = resource
-
-
-# (submit command, alternate name, attribute, kind): "expr" is ClassAd text, "string"
-# a string with surrounding quotes removed, "bool" a boolean command, "list" a string
-# with white space and commas normalised to commas.
-_EARLY = (("description", "JobDescription", "JobDescription", "raw"),)
-_RETIREMENT = (("max_job_retirement_time", "MaxJobRetirementTime", "MaxJobRetirementTime", "expr"),)
-_NOTIFY = (
-    ("notify_user", "NotifyUser", "NotifyUser", "raw"),
-    ("email_attributes", "EmailAttributes", "EmailAttributes", "list"),
-    ("want_graceful_removal", "WantGracefulRemoval", "WantGracefulRemoval", "expr"),
-    ("job_max_vacate_time", "JobMaxVacateTime", "JobMaxVacateTime", "expr"),
-)
-_SIMPLE = (
-    ("batch_name", "JobBatchName", "JobBatchName", "string"),
-    ("next_job_start_delay", "NextJobStartDelay", "NextJobStartDelay", "expr"),
-    ("keep_claim_idle", "KeepClaimIdle", "KeepClaimIdle", "expr"),
-    ("job_ad_information_attrs", "JobAdInformationAttrs", "JobAdInformationAttrs", "raw"),
-    ("submit_event_notes", "SubmitEventNotes", "SubmitEventNotes", "raw"),
-    ("allowed_execute_duration", "AllowedExecuteDuration", "AllowedExecuteDuration", "expr"),
-    ("allowed_job_duration", "AllowedJobDuration", "AllowedJobDuration", "expr"),
-    ("job_machine_attrs", "JobMachineAttrs", "JobMachineAttrs", "raw"),
-    ("noop_job", "IsNoopJob", "IsNoopJob", "expr"),
-    ("leave_in_queue", "LeaveJobInQueue", "LeaveJobInQueue", "expr"),
-)
-
-
-def _simple(job: JobInput, ad: Attrs, table: tuple[tuple[str, str, str, str], ...]) -> None:
-    for key, alt, attr, kind in table:
-        value = job.param(key, alt)
-        if value is None:
-            continue
-        if kind == "expr":
-            ad[attr] = parse_expr_command(job, attr, value, key, alt)
-        elif kind == "string":
-            text = value.strip()
-            if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
-                text = text[1:-1]
-            ad[attr] = text
-        elif kind == "list":
-            ad[attr] = ",".join(value.replace(",", " ").split())
-        else:
-            ad[attr] = value
+def _forced_submit_attrs(job: JobInput, ad: Attrs) -> None:
+    """``SetForcedSubmitAttrs``: the ``+``/``MY.`` names of config SUBMIT_ATTRS."""
+    for name in _submit_attrs(job, forced=True):
+        value = job.knob(name)
+        if value is not None:
+            ad[name] = parse_expr_command(job, name, value, name)
 
 
 def _forced(job: JobInput, ad: Attrs) -> None:
     """``+Attr`` / ``MY.Attr``: any ClassAd expression, last so it overrides the rest."""
-    for lower, (key, raw) in job.table.user.items():
+    for lower, (key, raw) in sorted(job.table.user.items()):
         if not lower.startswith("my."):
             continue
         name = key[3:]
-        value = job.param(key) if raw else None
+        value = job.table.expand(raw) if raw else ""
         ad[name] = parse_expr_command(job, name, value or "undefined", key)
+    ad["ClusterId"] = job.cluster
+    ad["ProcId"] = job.proc
+
+
+def _job_set(job: JobInput, ad: Attrs) -> None:
+    """``ProcessJobsetAttributes``: a job set is a cluster's, never a proc's."""
+    if job.cluster_ad is not None:
+        first = job.cluster_ad.get("JobSetName")
+        mine = ad.get("JobSetName")
+        if first is not None and mine != first:
+            raise job.error(f"({job.cluster}.0:{first} != {job.cluster}.{job.proc}:{mine}) All "
+                            "jobs from a single submission must be in the same JOBSET\n",
+                            "jobset")  # fmt: skip
+        return
+    jobset: dict[str, str] = {}
+    for lower, (key, _raw) in sorted(job.table.user.items()):
+        if not lower.startswith("jobset."):
+            continue
+        value = job.param(key)
+        name = key[len("jobset.") :]
+        if name.lower() == "name":
+            if value is not None:
+                jobset["JobSetName"] = _simple.strip_quotes(value)
+        elif value is not None:
+            if parse(value) is None:
+                raise job.error(f"Parse error in JOBSET expression: \n\t{name} = {value}\n\t", key)
+            jobset[name] = value
+    if isinstance(ad.get("JobSetName"), str) or not jobset:
+        return
+    ad["JobSetName"] = jobset.get("JobSetName", str(job.cluster))
+
+
+def _file_checks(job: JobInput, ad: Attrs) -> None:
+    """condor_submit's own checks of the executable (``Submit.jobs(checks=True)``)."""
+    if job.checks:
+        _checks.check_executable(job)
+
+
+Setter = Callable[[JobInput, Attrs], None]
+
+# make_job_ad's order.
+_STEPS: tuple[Setter, ...] = (
+    _skip_filechecks, _files.set_iwd, _files.set_executable, _file_checks,
+    _commandline.set_arguments, _grid.set_grid, _universe.set_vm,
+    _commandline.set_java_vm_args, _universe.set_parallel, _commandline.set_environment,
+    _status, _commandline.set_tdp, _files.set_std_files, _credentials.set_gsi_credentials,
+    _notification, _policy.set_rank, _policy.set_periodic, _policy.set_leave_in_queue,
+    _policy.set_retries, _kill_signals, _universe.set_container_special,
+    _resources.set_request_resources, _policy.set_concurrency_limits,
+    _policy.set_accounting_group, _credentials.set_oauth, _simple.set_simple,
+    _policy.set_deferral, _transfer.set_image_size, _transfer.set_transfer, _auto_attributes,
+    _common_mistakes, _forced_submit_attrs, _forced, _job_set,
+    _resources.set_resource_requirements, _requirements.set_requirements,
+)  # fmt: skip

@@ -11,13 +11,15 @@ from __future__ import annotations
 class SubmitError(Exception):
     """A submit description condor_submit would refuse.
 
-    ``message`` is the text condor_submit prints after ``ERROR:``; ``source`` and ``line``
-    locate the statement (``line`` is 0 when no single line is to blame).
+    ``message`` is the text condor_submit prints after ``ERROR:`` (without the line
+    breaks around it); ``source`` and ``line`` locate the statement (``line`` is 0 when
+    no single line is to blame).
     """
 
     def __init__(
         self, message: str, *, source: str = "<submit>", line: int = 0, command: str | None = None
     ) -> None:
+        message = message.strip("\n")
         self.message = message
         self.source = source
         self.line = line

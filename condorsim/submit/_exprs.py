@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from condorsim.classad import ClassAdSyntaxError, ExprTree, parse_expr, unparse_value
-from condorsim.classad._tree import Conditional
+from condorsim.classad._tree import AttrRef, BinaryOp, Conditional, Elvis
+
+from ._numbers import clamp64
 
 _WS = " \t\n\r"
 
@@ -74,14 +76,6 @@ def literal_number(text: str) -> float | None:
     return None
 
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-
-
-def clamp64(value: int) -> int:
-    """``value`` saturated to the 64-bit range, as C's ``strtoll`` does."""
-    return min(max(value, INT64_MIN), INT64_MAX)
-
-
 def eval_int(text: str) -> int | None:
     """HTCondor's ``string_is_long_param``: a decimal integer, or a constant expression
     that evaluates to a number or boolean (reals are truncated)."""
@@ -128,10 +122,43 @@ def references(text: str) -> frozenset[str]:
     return frozenset(name.lower() for _, name in tree.references())
 
 
-def wrap_for_or(text: str) -> str:
-    """``text`` ready to be an operand of ``||``: parenthesised if its top operator binds
-    looser (a ``?:`` conditional), otherwise unchanged."""
+def wrap_for(text: str, op: str) -> str:
+    """``WrapExprTreeInParensForOp``: ``text`` ready to be an operand of ``op`` (``&&`` or
+    ``||``), parenthesised when its top operator binds looser."""
     tree = parse(text)
-    if tree is not None and isinstance(tree, Conditional):
-        return f"({text})"
-    return text
+    looser = isinstance(tree, (Conditional, Elvis)) or (
+        op == "&&" and isinstance(tree, BinaryOp) and tree.op == "||"
+    )
+    return f"({text})" if looser else text
+
+
+def wrap_for_or(text: str) -> str:
+    """``text`` ready to be an operand of ``||``."""
+    return wrap_for(text, "||")
+
+
+def split_references(text: str, internal: frozenset[str]) -> tuple[set[str], set[str]]:
+    """``GetExprReferences`` against an ad holding ``internal`` (lower-cased names):
+    (names of the ad referred to, names of the other ad), lower-cased. ``TARGET.x`` and
+    ``OTHER.x`` are external; ``x`` and ``MY.x`` are internal when the ad has ``x``,
+    external otherwise (the reference goes on to the other ad)."""
+    tree = parse(text)
+    mine: set[str] = set()
+    other: set[str] = set()
+    if tree is None:
+        return mine, other
+    for node in tree.walk():
+        if type(node) is not AttrRef:
+            continue
+        assert isinstance(node, AttrRef)
+        scope = node.scope
+        if scope is None:
+            if node.lname not in ("my", "target", "other"):
+                (mine if node.lname in internal else other).add(node.lname)
+        elif type(scope) is AttrRef and scope.scope is None and not scope.absolute:
+            assert isinstance(scope, AttrRef)
+            if scope.lname == "my":
+                (mine if node.lname in internal else other).add(node.lname)
+            elif scope.lname in ("target", "other"):
+                other.add(node.lname)
+    return mine, other

@@ -1,108 +1,126 @@
-"""Setters for the job's files: Iwd, Cmd, the user log, stdin/stdout/stderr, file
-transfer and the sizes submit measures.
+"""Setters for the job's files: Iwd, Cmd and the container images, stdin/stdout/stderr
+(``SetIWD``, ``SetExecutable``, ``SetStdin``...), and the sizes submit measures.
 
 How this works
 --------------
-These follow HTCondor's ``SetIWD``, ``SetExecutable``, ``SetUserLog``, ``SetStdin``...,
-``SetTransferFiles`` and ``SetImageSize``. Paths are joined HTCondor's way: the
-initial directory and the executable are relative to the directory condor_submit runs
-in (``JobInput.cwd``); the user log and the files whose size is measured are relative
-to the job's Iwd. Submit reads the file system for three things only, as condor_submit
-does: that Iwd exists, and the sizes of the executable and the input files (a missing
-file counts as 0 KiB).
+Paths are joined HTCondor's way (``full_path``: repeated slashes squeezed, nothing
+else normalised): the initial directory and a transferred executable are relative to
+the directory condor_submit runs in (``JobInput.cwd``); log files and the files whose
+size is measured are relative to the job's Iwd. Submit reads the file system for three
+things, as condor_submit does: that Iwd exists, and the sizes of the executable and the
+input files (a missing file counts as 0 KiB).
+
+The executable of VM jobs and of ec2/gce/azure grid jobs is only a name; docker and
+container jobs may have none (the image's entry point runs). ``transfer_executable`` is
+false when its value starts with ``F`` or ``f``, as condor_submit reads it.
 """
 
 from __future__ import annotations
 
 import os
 
+from ._commands import bool_command
 from ._exprs import eval_bool
-from ._job import GRID, Attrs, JobInput
+from ._job import GRID, VM, Attrs, JobInput
+from ._paths import join_path
+from ._simple import strip_quotes, stripped_in_place
 
 NULL_FILE = "/dev/null"
 
 
-def join_path(cwd: str, name: str) -> str:
-    """``name`` relative to ``cwd``, repeated slashes squeezed (HTCondor's ``full_path``)."""
-    path = name if name.startswith("/") else f"{cwd}/{name}"
-    while "//" in path:
-        path = path.replace("//", "/")
-    return path
-
-
-def _iwd(job: JobInput) -> str:
-    value = job.param("initialdir", "Iwd") or job.param("initial_dir", "job_iwd")
-    return join_path(job.cwd, value) if value else job.cwd
-
-
 def set_iwd(job: JobInput, ad: Attrs) -> None:
-    iwd = _iwd(job)
+    """``SetIWD``: the initial directory (which must exist) and the submit file's name."""
+    value = job.param("initialdir", "Iwd") or job.param("initial_dir", "job_iwd")
+    iwd = join_path(job.cwd, value or job.cwd)
     if "\0" in iwd or not (os.path.isdir(iwd) and os.access(iwd, os.X_OK)):
-        raise job.error(f"No such directory: {iwd}", "initialdir", "Iwd")
+        raise job.error(f"No such directory: {iwd}\n", "initialdir", "Iwd")
+    job.iwd = iwd
+    job.table.cwd = iwd
     ad["Iwd"] = iwd
+    submit_file = job.param("SUBMIT_FILE")
+    if submit_file is not None:
+        ad["JobSubmitFile"] = submit_file
 
 
-def _bool(job: JobInput, key: str, alt: str | None, default: bool) -> bool:
-    value = job.param(key, alt)
-    if value is None:
-        return default
-    result = eval_bool(value)
-    if result is None:
-        used = job.key_used(key, alt)
-        raise job.error(f"{used}={value} is invalid, must eval to a boolean.", key, alt)
-    return result
+def pseudo_executable(job: JobInput) -> bool:
+    """The executable is only a name (VM jobs, ec2/gce/azure grid jobs)."""
+    return job.universe == VM or (
+        job.universe == GRID and job.grid_type.lower() in ("ec2", "gce", "azure")
+    )
 
 
-def size_kb(path: str) -> int:
-    """KiB (rounded up) of a file, or of the regular files under a directory; 0 if absent."""
-    if "://" in path or "\0" in path:
-        return 0
-    try:
-        if os.path.isdir(path):
-            total = 0
-            for root, _dirs, files in os.walk(path):
-                for name in files:
-                    try:
-                        total += os.stat(os.path.join(root, name)).st_size
-                    except OSError:
-                        pass
-            return (total + 1023) // 1024
-        return (os.stat(path).st_size + 1023) // 1024
-    except OSError:
-        return 0
+_BAD_IMAGE_PREFIXES = ("instance://", "library://", "shub://")
+
+
+def _images(job: JobInput, ad: Attrs) -> None:
+    if job.is_docker:
+        docker = job.param("docker_image", "DockerImage")
+        if docker is not None:
+            image = strip_quotes(docker)
+            if not image:
+                raise job.error(f"'{stripped_in_place(docker)}' is not a valid docker_image\n",
+                                "docker_image")  # fmt: skip
+            ad["DockerImage"] = image
+        elif job.lookup(ad, "DockerImage") is None:
+            raise job.error("docker jobs require a docker_image\n", "universe")
+    if job.is_container:
+        docker = job.param("docker_image", "DockerImage")
+        if docker is not None:
+            image = strip_quotes(docker)
+            if not image:
+                raise job.error(f"'{stripped_in_place(docker)}' is not a valid docker_image for "
+                                "container universe\n", "docker_image")  # fmt: skip
+            ad["DockerImage"] = image
+        container = job.param("container_image", "ContainerImage")
+        if container is not None:
+            image = strip_quotes(container)
+            if not image or image.startswith(_BAD_IMAGE_PREFIXES):
+                raise job.error(f"'{stripped_in_place(container)}' is not a valid container "
+                                "image\n", "container_image")  # fmt: skip
+            ad["ContainerImage"] = image
+            kind = image.strip()
+            if kind.startswith("docker:"):
+                ad["WantDockerImage"] = True
+            elif kind.endswith(".sif"):
+                ad["WantSIF"] = True
+            else:
+                ad["WantSandboxImage"] = True
+        elif job.lookup(ad, "ContainerImage") is None and job.lookup(ad, "DockerImage") is None:
+            raise job.error("container jobs require a container_image or docker_image\n",
+                            "universe")  # fmt: skip
 
 
 def set_executable(job: JobInput, ad: Attrs) -> None:
+    """``SetExecutable``: Cmd, TransferExecutable and the container images."""
+    ignore = pseudo_executable(job)
+    _images(job, ad)
     name = job.param("executable", "Cmd")
     if name is None:
-        if job.universe == GRID:
+        if job.lookup(ad, "Cmd") is not None:
             return
-        raise job.error("No 'executable' parameter was provided", "executable")
-    transfer = _bool(job, "transfer_executable", "TransferExecutable", True)
-    if transfer and "$$" not in name:
-        ad["Cmd"] = join_path(job.cwd, name)
-    else:
-        ad["Cmd"] = name
-        if not transfer:
+        if not (job.is_docker or job.is_container):
+            raise job.error("No 'executable' parameter was provided\n", "executable")
+        ignore = True
+    transfer = True
+    flag = job.param("transfer_executable", "TransferExecutable")
+    if flag is not None:
+        if flag[0] in "Ff":
             ad["TransferExecutable"] = False
-    str_cmd = ad["Cmd"]
-    assert isinstance(str_cmd, str)
-    job_iwd = ad["Iwd"]
-    assert isinstance(job_iwd, str)
-    ad["ExecutableSize"] = 0 if "$$" in str_cmd else size_kb(join_path(job_iwd, str_cmd))
+            transfer = False
+    elif _never_transfer_absolute(job) and (job.is_docker or job.is_container) and (
+        name or ""
+    ).startswith("/"):
+        ad["TransferExecutable"] = False
+        transfer, ignore = False, True
+    if ignore and transfer:
+        ad["TransferExecutable"] = False
+        transfer = False
+    ad["Cmd"] = join_path(job.cwd, name) if transfer and name is not None else (name or "")
+    job.executable = (name, transfer)
 
 
-def set_user_log(job: JobInput, ad: Attrs) -> None:
-    iwd = ad["Iwd"]
-    assert isinstance(iwd, str)
-    log = job.param("log", "UserLog")
-    if log is not None:
-        ad["UserLog"] = join_path(iwd, log)
-    dagman_log = job.param("dagman_log", "DAGManNodesLog")
-    if dagman_log is not None:
-        ad["DAGManNodesLog"] = join_path(iwd, dagman_log)
-    if job.has("log_xml", "UserLogUseXML"):
-        ad["UserLogUseXML"] = _bool(job, "log_xml", "UserLogUseXML", False)
+def _never_transfer_absolute(job: JobInput) -> bool:
+    return eval_bool(job.knob("SUBMIT_CONTAINER_NEVER_XFER_ABSOLUTE_CMD") or "false") is True
 
 
 _STD = (
@@ -113,106 +131,26 @@ _STD = (
 
 
 def set_std_files(job: JobInput, ad: Attrs) -> None:
+    """``SetStdin``, ``SetStdout``, ``SetStderr``."""
     for key, alt, t_key, t_attr, s_key, s_attr, attr in _STD:
-        transfer = _bool(job, t_key, t_attr, True)
-        stream = _bool(job, s_key, s_attr, False)
+        looked = job.lookup(ad, t_attr)
+        transfer = looked if isinstance(looked, bool) else True
+        wanted = bool_command(job, t_key, t_attr, transfer)
+        must_set = wanted != transfer
+        transfer = wanted
+        looked = job.lookup(ad, s_attr)
+        stream = bool_command(job, s_key, s_attr, looked if isinstance(looked, bool) else False)
         name = job.param(key, alt)
-        if name is None or name == NULL_FILE:
-            name, transfer = NULL_FILE, False
-        ad[attr] = name
+        if name is not None or job.lookup(ad, attr) is None:
+            if name is None or name == NULL_FILE:
+                name, transfer, stream = NULL_FILE, False, False
+            elif job.universe == VM:
+                raise job.error("You cannot use input, ouput, and error parameters in the "
+                                "submit description file for vm universe\n", key, alt)  # fmt: skip
+            ad[attr] = name
         if transfer:
             ad[s_attr] = stream
+            if must_set:
+                ad[t_attr] = True
         else:
             ad[t_attr] = False
-
-
-def _file_list(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
-
-
-def set_transfer(job: JobInput, ad: Attrs) -> None:
-    should = job.param("should_transfer_files", "ShouldTransferFiles")
-    when = job.param("when_to_transfer_output", "WhenToTransferOutput")
-    should_v = None if should is None else should.strip().upper()
-    when_v = None if when is None else when.strip().upper()
-    if should_v is not None and should_v not in ("YES", "NO", "IF_NEEDED"):
-        raise job.error(
-            f"invalid value ({should}) for ShouldTransferFiles. Please either specify YES, "
-            "NO, or IF_NEEDED and try again.",
-            "should_transfer_files",
-        )
-    if when_v is not None and when_v not in ("ON_EXIT", "ON_EXIT_OR_EVICT"):
-        raise job.error(
-            f"invalid value ({when}) for WhenToTransferOutput. Please either specify "
-            "ON_EXIT, or ON_EXIT_OR_EVICT and try again.",
-            "when_to_transfer_output",
-        )
-    if should_v is None:
-        should_v = "YES" if when_v == "ON_EXIT_OR_EVICT" else "IF_NEEDED"
-    if should_v == "IF_NEEDED" and when_v == "ON_EXIT_OR_EVICT":
-        raise job.error(
-            '"when_to_transfer_output = ON_EXIT_OR_EVICT" and "should_transfer_files = '
-            'IF_NEEDED" are incompatible. The behavior of these two settings together would '
-            "produce incorrect file access in some cases. Please decide which one of those "
-            'two settings you\'re more interested in. If you really want "IF_NEEDED", set '
-            '"when_to_transfer_output = ON_EXIT". If you really want "ON_EXIT_OR_EVICT", '
-            'please set "should_transfer_files = YES". After you have corrected this '
-            "incompatibility, please try running condor_submit again.",
-            "when_to_transfer_output",
-        )
-    if should_v == "NO" and job.has("transfer_executable", "TransferExecutable"):
-        if _bool(job, "transfer_executable", "TransferExecutable", False):
-            raise job.error(
-                "You explicitly requested that the executable be transfered, but for this to "
-                "work, you must enable Condor's file transfer functionality. You need to "
-                'define either: "when_to_transfer_output = ON_EXIT" or '
-                '"when_to_transfer_output = ON_EXIT_OR_EVICT". Optionally, you can define '
-                '"should_transfer_files = IF_NEEDED" if you do not want any files to be '
-                "transfered if the job executes on a machine in the same FileSystemDomain. "
-                "See the Condor manual for more details.",
-                "transfer_executable",
-            )
-    if should_v == "NO" and when_v is not None:
-        raise job.error(
-            f"WhenToTransferOutput specified as {when_v} yet ShouldTransferFiles defined as "
-            "NO. Please remove this contradiction from your submit file and try again.",
-            "when_to_transfer_output",
-        )
-    inputs = job.param("transfer_input_files", "TransferInput")
-    outputs = job.param("transfer_output_files", "TransferOutput")
-    for key, value in (("transfer_input_files", inputs), ("transfer_output_files", outputs)):
-        if value is not None and should_v == "NO":
-            raise job.error(
-                f'you specified files you want Condor to transfer via "{key}", '
-                "but you disabled should_transfer_files.",
-                key,
-            )
-    ad["ShouldTransferFiles"] = should_v
-    if should_v != "NO":
-        ad["WhenToTransferOutput"] = when_v or "ON_EXIT"
-    if should_v != "YES":
-        ad["FileSystemDomain"] = job.conf("FILESYSTEM_DOMAIN", "localhost")
-    if inputs is not None:
-        ad["TransferInput"] = ",".join(_file_list(inputs))
-    if outputs is not None:
-        ad["TransferOutput"] = ",".join(_file_list(outputs))
-
-
-def set_image_size(job: JobInput, ad: Attrs) -> None:
-    iwd = ad["Iwd"]
-    assert isinstance(iwd, str)
-    exe_kb = ad.get("ExecutableSize")
-    exe_kb = exe_kb if isinstance(exe_kb, int) else 0
-    input_kb = 0
-    names: list[str] = []
-    stdin = ad.get("In")
-    if isinstance(stdin, str) and stdin != NULL_FILE and ad.get("TransferIn") is not False:
-        names.append(stdin)
-    inputs = ad.get("TransferInput")
-    if isinstance(inputs, str):
-        names.extend(_file_list(inputs))
-    for name in names:
-        input_kb += size_kb(join_path(iwd, name))
-    ad["ImageSize"] = exe_kb
-    ad["DiskUsage"] = exe_kb + input_kb
-    ad["TransferInputSizeMB"] = (exe_kb + input_kb) // 1024

@@ -14,13 +14,13 @@ HTCondor's ``expand_macro`` does, so a macro may build the name of another
 
 * ``$(name)`` and ``$(name:default)`` -- an unknown name expands to the default, or to "";
 * ``$ENV(name)`` and ``$ENV(name:default)`` -- an unset variable gives ``UNDEFINED``;
-* ``$F<opts>(name)`` with opts among ``p d n x q`` -- parts of a file name (of the
-  name itself when it is not a macro);
+* ``$F<opts>(body)`` with opts among ``p n x d q a b f w u`` -- parts of a file name (of
+  the body itself when it is not a macro; see ``_filemacro``);
 * ``$(DOLLAR)`` -- a literal ``$``, put in after every other macro is expanded;
 * the macro functions ``$INT()``, ``$REAL()``, ``$STRING()``, ``$EVAL()``, ``$SUBSTR()``,
-  ``$CHOICE()``, ``$RANDOM_CHOICE()``, ``$RANDOM_INTEGER()``, ``$BASENAME()``,
-  ``$DIRNAME()`` and ``$F<letters>()`` with letters beyond ``pdnxq``, computed by
-  :mod:`condorsim.macro_functions` (random ones from the table's seeded ``rng``).
+  ``$CHOICE()``, ``$RANDOM_CHOICE()``, ``$RANDOM_INTEGER()``, ``$BASENAME()`` and
+  ``$DIRNAME()``, computed by :mod:`condorsim.macro_functions` (random ones from the
+  table's seeded ``rng``).
 
 ``$$(...)`` is left untouched for the schedd; so is anything else that looks like a
 macro but is not one of these (``$(ENV(X))``, ``$(a b)``, ``$UNKNOWN(x)``).
@@ -35,8 +35,10 @@ from dataclasses import dataclass, field
 
 from condorsim import macro_functions
 
+from ._filemacro import FILE_OPTIONS, file_part
+
 _ID = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./")
-_FOPTS = frozenset("pdnxqPDNXQ")
+_PREFIX = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _MAX_SUBSTITUTIONS = 10000
 _MAX_DEPTH = 20
 _MAX_LENGTH = 1 << 20
@@ -54,28 +56,36 @@ class MacroTable:
     live: dict[str, str] = field(default_factory=dict)
     defaults: dict[str, str] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    """The directory ``$Ff(...)`` makes names absolute against (the job's Iwd, once known)."""
+    used: set[str] = field(default_factory=set)
+    """Lower-cased names looked up as commands or referred to by a macro (for the
+    unused-line warnings of condor_submit)."""
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     """The source of ``$RANDOM_CHOICE()`` / ``$RANDOM_INTEGER()`` (seeded: same text, same jobs)."""
 
     def call_function(self, word: str, body: str) -> str:
         """The value of the macro function ``$word(body)``; MacroError when it fails."""
         try:
-            return macro_functions.evaluate(word, body, self, rng=self.rng, cwd=os.getcwd())
+            return macro_functions.evaluate(word, body, self, rng=self.rng,
+                                            cwd=self.cwd or os.getcwd())
         except macro_functions.MacroFunctionError as exc:
             raise MacroError(str(exc)) from None
 
-    def set(self, key: str, value: str) -> None:
+    def set(self, key: str, value: str, expand_self: bool = True) -> None:
         """Assign a submit command. A reference to itself takes the previous value: as
-        written for ``$(key)``, expanded now for ``$F(key)`` (as HTCondor does)."""
+        written for ``$(key)``, expanded now for ``$F(key)`` (as HTCondor does);
+        ``expand_self=False`` stores the value as written (``+Attr``)."""
         lower = key.lower()
         old = self.user.get(lower)
-        if _refers_to(value, lower):
+        if expand_self and _refers_to(value, lower):
             value = _substitute_self(value, lower, old[1] if old else None, self)
         self.user[lower] = (old[0] if old else key, value)
 
     def raw(self, key: str) -> str | None:
         """The unexpanded value a name has for macro lookups (live, then user, then default)."""
         lower = key.lower()
+        self.used.add(lower)
         if lower in self.live:
             return self.live[lower]
         if lower in self.user:
@@ -83,10 +93,11 @@ class MacroTable:
         return self.defaults.get(lower)
 
     def param(self, key: str, alt: str | None = None) -> str | None:
-        """A submit command's expanded value, or None when unset or empty (``submit_param``)."""
-        raw = self.user_value(key)
+        """A submit command's expanded value, or None when unset or empty (``submit_param``:
+        ``alt`` is looked up only when ``key`` has no value, not even a default)."""
+        raw = self.raw(key)
         if raw is None and alt is not None:
-            raw = self.user_value(alt)
+            raw = self.raw(alt)
         if raw is None:
             return None
         value = self.expand(raw)
@@ -138,8 +149,10 @@ class _Found:
         raw = table.raw(self.name)
         if self.kind == "file":
             # $F of a name that is not a macro works on the name itself.
-            path = self.name if raw is None else table.expand(raw, depth + 1)
-            return self.start, self.end, _file_part(path, self.opts)
+            path = self.name if raw is None else raw
+            if "$" in path:
+                path = table.expand(path, depth + 1)
+            return self.start, self.end, file_part(path, self.opts, table.cwd)
         if raw is None or (raw == "" and self.default is not None):
             raw = self.default or ""
         return self.start, self.end, raw
@@ -183,15 +196,14 @@ def _macro_at(text: str, i: int) -> _Found | None:
         return _named(text, i, i + 2, "plain")
     if rest[:4].upper() == "ENV(":
         return _named(text, i, i + 5, "env")
-    if rest[:1] in ("F", "f"):
+    if rest[:1] == "F":
+        # $F<options>(body): the body is anything up to the first ")".
         j = i + 2
-        while j < len(text) and text[j] in _FOPTS:
+        while j < len(text) and text[j] in _PREFIX:
             j += 1
-        if text[j : j + 1] == "(":
-            found = _named(text, i, j + 1, "file")
-            if found is not None and found.default is None:
-                found.opts = text[i + 2 : j].lower()
-                return found
+        close = text.find(")", j) if text[j : j + 1] == "(" else -1
+        if close > 0 and all(ch in FILE_OPTIONS for ch in text[i + 2 : j]):
+            return _Found("file", i, close + 1, text[j + 1 : close], None, text[i + 2 : j])
     call = macro_functions.function_at(text, i)
     if call is not None:
         return _Found("function", i, call[2], call[1], None, call[0])
@@ -254,8 +266,10 @@ def _substitute_self(value: str, lower_key: str, old: str | None, table: MacroTa
             start = i + 1
             continue
         if found.kind == "file":
-            path = found.name if old is None else table.expand(old)
-            replacement = _file_part(path, found.opts)
+            path = found.name if old is None else old
+            if "$" in path:
+                path = table.expand(path)
+            replacement = file_part(path, found.opts, table.cwd)
         elif old:
             replacement = old
         else:
@@ -263,25 +277,3 @@ def _substitute_self(value: str, lower_key: str, old: str | None, table: MacroTa
         out = out[:i] + replacement + out[found.end :]
         start = i
     raise MacroError(f"macro expansion does not terminate in: {value[:200]}")
-
-
-def _file_part(path: str, opts: str) -> str:
-    """``$F`` options: p = directory with trailing /, d = last directory, n = base name
-    without extension, x = extension with its dot, q = wrap in double quotes."""
-    if not opts.replace("q", ""):
-        return f'"{path}"' if "q" in opts else path
-    slash = path.rfind("/")
-    directory, base = path[: slash + 1], path[slash + 1 :]
-    dot = base.rfind(".")
-    name, ext = (base[:dot], base[dot:]) if dot > 0 else (base, "")
-    out = ""
-    if "p" in opts:
-        out += directory
-    elif "d" in opts:
-        inner = directory[:-1]
-        out += inner[inner.rfind("/") + 1 :] + "/" if inner else directory
-    if "n" in opts:
-        out += name
-    if "x" in opts:
-        out += ext
-    return f'"{out}"' if "q" in opts else out

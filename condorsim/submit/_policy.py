@@ -1,343 +1,220 @@
-"""Setters for matching and policy: Rank, Request*, deferral and CronTab, retries,
-Requirements, the job lease, the periodic and on-exit expressions, concurrency limits
-and accounting groups.
+"""Setters for policy: Rank, the periodic and on-exit expressions, retries, deferral,
+concurrency limits and accounting groups (``SetRank``, ``SetPeriodicExpressions``,
+``SetLeaveInQueue``, ``SetJobRetries``, ``SetJobDeferral``, ``SetConcurrencyLimits``,
+``SetAccountingGroup``).
 
 How this works
 --------------
-Each function follows the HTCondor ``SubmitHash::Set*`` of the same purpose. The
-Requirements expression is the user's (in parentheses) followed by the clauses submit
-adds, in HTCondor's order and spelling; a clause is left out when the user's expression
-already refers to the attribute it tests, or when the request it checks is a constant
-too small to matter (RequestMemory <= 1, RequestCpus <= 1, RequestDisk <= 0,
-RequestGPUs <= 0), as condor_submit 24.0 does.
+Each function follows the HTCondor ``SubmitHash::Set*`` of the same purpose and reads
+the commands by their name or by the attribute name (``periodic_hold`` or
+``PeriodicHold``). Retries (``max_retries``, ``success_exit_code``, ``retry_until``)
+build ``OnExitRemove = NumJobCompletions > JobMaxRetries || ExitCode =?= <success>``
+with the user's ``retry_until`` (an exit code, or an expression) and ``on_exit_remove``
+joined by ``||``. A deferral literal must be a non-negative integer; a deferral or cron
+job gets ``DeferralWindow`` (0) and ``DeferralPrepTime`` (300) by default.
 """
 
 from __future__ import annotations
 
 from ._commands import bool_command, int_command, parse_expr_command
-from ._exprs import Expr, clamp64, literal, literal_number, parse, references, wrap_for_or
-from ._job import GRID, LOCAL, SCHEDULER, VANILLA, Attrs, JobInput
-
-
-def set_nice_user(job: JobInput, ad: Attrs) -> None:
-    if bool_command(job, "nice_user", "NiceUser", False):
-        ad["MaxJobRetirementTime"] = 0
+from ._exprs import Expr, eval_int, literal, parse, split_references, wrap_for
+from ._job import VANILLA, Attrs, JobInput
+from ._requirements import needs_deferral
 
 
 def set_rank(job: JobInput, ad: Attrs) -> None:
-    rank = job.param("rank", "Rank") or job.param("preferences")
-    if rank is None:
-        rank = job.conf("DEFAULT_RANK", "") or None
-    if rank is None:
+    rank = job.param("rank", "preferences")
+    default = job.knob("DEFAULT_RANK_VANILLA") if job.universe == VANILLA else None
+    append = job.knob("APPEND_RANK_VANILLA") if job.universe == VANILLA else None
+    default = default or job.knob("DEFAULT_RANK")
+    append = append or job.knob("APPEND_RANK")
+    rank = rank or default
+    if append:
+        rank = f"({rank}) + ({append})" if rank else append
+    if rank:
+        ad["Rank"] = parse_expr_command(job, "Rank", rank, "rank", "preferences")
+    else:
         ad["Rank"] = 0.0
-    else:
-        ad["Rank"] = parse_expr_command(job, "Rank", rank, "rank", "Rank")
-
-
-def parse_int64_bytes(text: str, base: int) -> int | None:
-    """HTCondor's ``parse_int64_bytes``: ``N[.fff][K|M|G|T][B]`` in units of ``base`` bytes
-    (rounded up), None when the text is not of that form."""
-    s = text.lstrip(" \t\n\r\v\f")
-    i = 0
-    if s[:1] in "+-":
-        i = 1
-    j = i
-    while j < len(s) and "0" <= s[j] <= "9":
-        j += 1
-    whole = int(s[:j]) if j > i else 0
-    p = j if j > i else 0
-    fract = 0.0
-    if s[p : p + 1] == ".":
-        p += 1
-        scale = 0.1
-        digits = 0
-        while p < len(s) and "0" <= s[p] <= "9":
-            if digits < 3:
-                fract += int(s[p]) * scale
-                scale /= 10
-            digits += 1
-            p += 1
-    if p == 0:
-        return None
-    if whole < 0 or s[:1] == "-":
-        fract = -fract
-    while p < len(s) and s[p] in " \t\n\r\v\f":
-        p += 1
-    units = {"k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
-    if p >= len(s):
-        mult = base
-    elif s[p].lower() in units:
-        mult = units[s[p].lower()]
-    else:
-        return None
-    scaled = (whole + fract) * mult + base - 1
-    if abs(scaled) >= 2.0**63:
-        return None
-    value = int(scaled)
-    value = abs(value) // base * (1 if value >= 0 else -1)
-    rest = s[p + 1 :]
-    if p >= len(s) or not rest:
-        return value
-    if rest[0] in "bB":
-        rest = rest[1:]
-    return value if not rest.strip() else None
-
-
-def grid_type(job: JobInput) -> str:
-    """The lower-cased first word of ``grid_resource`` ("" when unset)."""
-    words = (job.param("grid_resource", "GridResource") or "").split()
-    return words[0].lower() if words else ""
-
-
-def _machine_matched(job: JobInput) -> bool:
-    """True for jobs matched against slot ads: every universe but grid other than condor."""
-    return job.universe != GRID or grid_type(job) == "condor"
-
-
-def set_requests(job: JobInput, ad: Attrs) -> None:
-    defaults = job.universe != GRID or grid_type(job) != "batch"
-    cpus = job.param("request_cpus", "RequestCpus")
-    if cpus is not None:
-        ad["RequestCpus"] = parse_expr_command(job, "RequestCpus", cpus, "request_cpus")
-    elif defaults:
-        ad["RequestCpus"] = Expr(job.conf("JOB_DEFAULT_REQUESTCPUS", "1"))
-    gpus = job.param("request_gpus", "RequestGPUs")
-    if gpus is not None:
-        ad["RequestGPUs"] = parse_expr_command(job, "RequestGPUs", gpus, "request_gpus")
-    for key, attr, base, conf in (
-        ("request_disk", "RequestDisk", 1024, "JOB_DEFAULT_REQUESTDISK"),
-        ("request_memory", "RequestMemory", 1024 * 1024, "JOB_DEFAULT_REQUESTMEMORY"),
-    ):
-        value = job.param(key, attr)
-        if value is not None:
-            number = parse_int64_bytes(value, base)
-            ad[attr] = number if number is not None else parse_expr_command(job, attr, value, key)
-        elif defaults:
-            ad[attr] = Expr(job.conf(conf, ""))
-
-
-_NON_NEGATIVE = "is invalid, must eval to a non-negative integer."
-
-
-def _deferral_expr(job: JobInput, key: str, alt: str, name: str) -> Expr | None:
-    """A deferral setting; a literal must be a non-negative integer (``name`` is the
-    command condor_submit names in the message, whichever spelling was used)."""
-    value = job.param(key, alt)
-    if value is None:
-        return None
-    tree = parse(value)
-    ok, lit = literal(value)
-    if tree is None or (ok and not (type(lit) is int and lit >= 0)):
-        raise job.error(f"{name} = {value} {_NON_NEGATIVE}", key, alt)
-    return Expr(value)
-
-
-_CRON = (
-    ("cron_minute", "CronMinute"),
-    ("cron_hour", "CronHour"),
-    ("cron_day_of_month", "CronDayOfMonth"),
-    ("cron_month", "CronMonth"),
-    ("cron_day_of_week", "CronDayOfWeek"),
-)
-
-
-def set_cron_and_deferral(job: JobInput, ad: Attrs) -> None:
-    for key, attr in _CRON:
-        value = job.param(key, attr)
-        if value is not None:
-            ad[attr] = value
-    deferral_time = _deferral_expr(job, "deferral_time", "DeferralTime", "deferral_time")
-    if deferral_time is not None:
-        if job.universe == SCHEDULER:
-            raise job.error(
-                "DeferralTime does not work for scheduler universe jobs.\n"
-                "Consider submitting this job using the local universe, instead",
-                "deferral_time",
-                "DeferralTime",
-            )
-        ad["DeferralTime"] = deferral_time
-    if not needs_deferral(ad):
-        return
-    window = _deferral_expr(job, "cron_window", "CronWindow", "deferral_window")
-    if window is None:
-        window = _deferral_expr(job, "deferral_window", "DeferralWindow", "deferral_window")
-    ad["DeferralWindow"] = window if window is not None else 0
-    prep = _deferral_expr(job, "cron_prep_time", "CronPrepTime", "deferral_prep_time")
-    if prep is None:
-        prep = _deferral_expr(job, "deferral_prep_time", "DeferralPrepTime", "deferral_prep_time")
-    ad["DeferralPrepTime"] = prep if prep is not None else 300
-    ad["ScheddInterval"] = int(job.conf("SCHEDD_INTERVAL", "300"))
-
-
-def needs_deferral(ad: Attrs) -> bool:
-    """HTCondor's ``NeedsJobDeferral``: a DeferralTime or any Cron* attribute."""
-    return "DeferralTime" in ad or any(attr in ad for _, attr in _CRON)
-
-
-def set_retries(job: JobInput, ad: Attrs) -> None:
-    retries = int_command(job, "max_retries", "JobMaxRetries")
-    until = job.param("retry_until")
-    success = job.param("success_exit_code", "JobSuccessExitCode")
-    if retries is None and until is None and success is None:
-        return
-    ad["JobMaxRetries"] = 2 if retries is None else retries
-    remove = "NumJobCompletions > JobMaxRetries || ExitCode is "
-    if success is not None:
-        ad["JobSuccessExitCode"] = parse_expr_command(
-            job, "JobSuccessExitCode", success, "success_exit_code"
-        )
-        remove += "JobSuccessExitCode"
-    else:
-        remove += "0"
-    if until is not None:
-        ok, value = literal(until)
-        if ok and type(value) is int:
-            remove += f" || ExitCode is {value}"
-        else:
-            parse_expr_command(job, "OnExitRemove", until, "retry_until")
-            remove += " || " + wrap_for_or(until)
-    user_remove = job.param("on_exit_remove", "OnExitRemove")
-    if user_remove is not None:
-        parse_expr_command(job, "OnExitRemove", user_remove, "on_exit_remove", "OnExitRemove")
-        remove += " || " + wrap_for_or(user_remove)
-    ad["OnExitRemove"] = parse_expr_command(job, "OnExitRemove", remove, "max_retries")
-    if not job.has("on_exit_hold", "OnExitHold"):
-        ad["OnExitHold"] = False
 
 
 _PERIODIC = (
-    ("on_exit_remove", "OnExitRemove"),
-    ("on_exit_hold", "OnExitHold"),
-    ("on_exit_hold_reason", "OnExitHoldReason"),
-    ("on_exit_hold_subcode", "OnExitHoldSubCode"),
-    ("periodic_hold", "PeriodicHold"),
-    ("periodic_hold_reason", "PeriodicHoldReason"),
-    ("periodic_hold_subcode", "PeriodicHoldSubCode"),
-    ("periodic_release", "PeriodicRelease"),
-    ("periodic_remove", "PeriodicRemove"),
-    ("periodic_vacate", "PeriodicVacate"),
+    ("periodic_hold", "PeriodicHold", True),
+    ("periodic_hold_reason", "PeriodicHoldReason", False),
+    ("periodic_hold_subcode", "PeriodicHoldSubCode", False),
+    ("periodic_release", "PeriodicRelease", True),
+    ("periodic_remove", "PeriodicRemove", True),
+    ("periodic_vacate", "PeriodicVacate", True),
+    ("on_exit_hold_reason", "OnExitHoldReason", False),
+    ("on_exit_hold_subcode", "OnExitHoldSubCode", False),
 )
 
 
+def _default_policy(job: JobInput) -> bool:
+    return job.knob_bool("SUBMIT_INSERT_DEFAULT_POLICY_EXPRS", False)
+
+
 def set_periodic(job: JobInput, ad: Attrs) -> None:
-    for key, attr in _PERIODIC:
-        if attr == "OnExitRemove" and "JobMaxRetries" in ad:
-            continue
+    for key, attr, has_default in _PERIODIC:
         value = job.param(key, attr)
         if value is not None:
             ad[attr] = parse_expr_command(job, attr, value, key, attr)
+        elif has_default and _default_policy(job) and job.lookup(ad, attr) is None:
+            ad[attr] = False
 
 
-def set_job_lease(job: JobInput, ad: Attrs) -> None:
-    """JobLeaseDuration: the command, else JOB_DEFAULT_LEASE_DURATION for vanilla jobs."""
-    value = job.param("job_lease_duration", "JobLeaseDuration")
-    if value is None:
-        if job.universe != VANILLA:
-            return
-        value = job.conf("JOB_DEFAULT_LEASE_DURATION", "2400")
-    text = value.strip()
-    digits = text[1:] if text[:1] in "+-" else text
-    if digits.isascii() and digits.isdigit():
-        number = clamp64(int(text))
-        if 0 < number < 20 and "job_lease_too_small" not in job.warned:
-            # condor_submit 24.0 raises a lease under 20 s to 20 only along with its
-            # warning, which it gives once per submission: later jobs keep the value.
-            job.warned.add("job_lease_too_small")
-            number = 20
-        ad["JobLeaseDuration"] = number
-    else:
-        ad["JobLeaseDuration"] = parse_expr_command(
-            job, "JobLeaseDuration", value, "job_lease_duration"
-        )
+def set_leave_in_queue(job: JobInput, ad: Attrs) -> None:
+    value = job.param("leave_in_queue", "LeaveJobInQueue")
+    if value is not None:
+        ad["LeaveJobInQueue"] = parse_expr_command(job, "LeaveJobInQueue", value,
+                                                   "leave_in_queue", "LeaveJobInQueue")  # fmt: skip
+    elif job.lookup(ad, "LeaveJobInQueue") is None:
+        ad["LeaveJobInQueue"] = False
 
 
-def _request_at_most(ad: Attrs, attr: str, limit: float) -> bool:
-    """True when the request is a constant no larger than ``limit``."""
-    value = ad.get(attr)
-    if value is None:
-        return True
-    if isinstance(value, Expr):
-        number = literal_number(value.text)
-    elif isinstance(value, (bool, int, float)):
-        number = float(value)
-    else:
-        number = None
-    return number is not None and number <= limit
+def _retry_until(job: JobInput, text: str) -> str:
+    """``retry_until`` as a clause: an exit code becomes ``ExitCode =?= N``."""
+    if parse(text) is not None:
+        mine, other = split_references(text, frozenset())
+        number = eval_int(text)
+        if not mine and not other and number is not None:
+            if -(2**31) <= number <= 2**31 - 1:
+                return f"ExitCode =?= {number}"
+        else:
+            return wrap_for(text, "||")
+    raise job.error(f"retry_until={text} is invalid, it must be an integer or boolean "
+                    "expression.\n", "retry_until")  # fmt: skip
 
 
-def set_requirements(job: JobInput, ad: Attrs) -> None:
-    user = job.param("requirements", "Requirements")
-    refs = references(user) if user else frozenset()
-    clauses = [f"({user})"] if user else []
-    if not _machine_matched(job):
-        text = clauses[0] if clauses else "true"
-        ad["Requirements"] = parse_expr_command(job, "Requirements", text, "requirements")
+def set_retries(job: JobInput, ad: Attrs) -> None:
+    remove = job.param("on_exit_remove", "OnExitRemove")
+    hold = job.param("on_exit_hold", "OnExitHold")
+    retries = int_command(job, "max_retries", "JobMaxRetries")
+    success = int_command(job, "success_exit_code", "JobSuccessExitCode", int_range=True)
+    until = job.param("retry_until")
+    if retries is None and success is None and until is None:
+        if remove is not None:
+            ad["OnExitRemove"] = parse_expr_command(job, "OnExitRemove", remove, "on_exit_remove",
+                                                    "OnExitRemove")  # fmt: skip
+        elif _default_policy(job) and job.lookup(ad, "OnExitRemove") is None:
+            ad["OnExitRemove"] = True
+        if hold is not None:
+            ad["OnExitHold"] = parse_expr_command(job, "OnExitHold", hold, "on_exit_hold",
+                                                  "OnExitHold")  # fmt: skip
+        elif _default_policy(job) and job.lookup(ad, "OnExitHold") is None:
+            ad["OnExitHold"] = False
         return
-    if "arch" not in refs:
-        clauses.append(f'(TARGET.Arch == "{job.conf("ARCH", "X86_64")}")')
-    if not refs & {"opsys", "opsysandver", "opsysname", "opsyslongname"}:
-        clauses.append(f'(TARGET.OpSys == "{job.conf("OPSYS", "LINUX")}")')
-    if not _request_at_most(ad, "RequestDisk", 0):
-        clauses.append("(TARGET.Disk >= RequestDisk)")
-    if not _request_at_most(ad, "RequestMemory", 1):
-        clauses.append("(TARGET.Memory >= RequestMemory)")
-    if job.universe != GRID:
-        if "cpus" not in refs and not _request_at_most(ad, "RequestCpus", 1):
-            clauses.append("(TARGET.Cpus >= RequestCpus)")
-        if "gpus" not in refs and not _request_at_most(ad, "RequestGPUs", 0):
-            clauses.append("(TARGET.GPUs >= RequestGPUs)")
-    if job.universe == VANILLA:
-        clause = _file_transfer_clause(ad.get("ShouldTransferFiles"), refs)
-        if clause:
-            clauses.append(clause)
-    if needs_deferral(ad):
-        if job.universe != LOCAL:
-            clauses.append("TARGET.HasJobDeferral")
-        clauses.append(
-            "(((time() + ScheddInterval) >= (DeferralTime - DeferralPrepTime)) && "
-            "(time() < (DeferralTime + DeferralWindow)))"
-        )
-    text = " && ".join(clauses)
-    ad["Requirements"] = parse_expr_command(job, "Requirements", text, "requirements")
+    clause = _retry_until(job, until) if until is not None else ""
+    if retries is None and job.lookup(ad, "JobMaxRetries") is None:
+        retries = eval_int(job.conf("DEFAULT_JOB_MAX_RETRIES", "2")) or 0
+    if retries is not None:
+        ad["JobMaxRetries"] = retries
+    if hold is None:
+        if job.lookup(ad, "OnExitHold") is None:
+            ad["OnExitHold"] = False
+    else:
+        ad["OnExitHold"] = parse_expr_command(job, "OnExitHold", hold, "on_exit_hold",
+                                              "OnExitHold")  # fmt: skip
+    if job.lookup(ad, "OnExitRemove") is not None and success is None and not clause:
+        return
+    code = "0"
+    if success is not None:
+        ad["JobSuccessExitCode"] = success
+        code = "JobSuccessExitCode"
+    text = f"NumJobCompletions > JobMaxRetries || ExitCode =?= {code}"
+    if clause:
+        text += " || " + clause
+    if remove is not None:
+        if parse(remove) is None:
+            raise job.error(f"on_exit_remove={remove} is invalid, it must be a boolean "
+                            "expression.\n", "on_exit_remove", "OnExitRemove")  # fmt: skip
+        text += " || " + wrap_for(remove, "||")
+    ad["OnExitRemove"] = parse_expr_command(job, "OnExitRemove", text, "max_retries")
 
 
-def _file_transfer_clause(should: object, refs: frozenset[str]) -> str | None:
-    if should == "YES":
-        return None if "hasfiletransfer" in refs else "(TARGET.HasFileTransfer)"
-    if should == "NO":
-        if "filesystemdomain" in refs:
-            return None
-        return "(TARGET.FileSystemDomain == MY.FileSystemDomain)"
-    if "hasfiletransfer" in refs:
-        return None
-    if "filesystemdomain" in refs:
-        return "(TARGET.HasFileTransfer)"
-    return "((TARGET.FileSystemDomain == MY.FileSystemDomain) || (TARGET.HasFileTransfer))"
+def _deferral_expr(job: JobInput, ad: Attrs, key: str, alt: str, name: str, attr: str) -> bool:
+    """A deferral setting into ``attr``; a literal must be a non-negative integer
+    (``name`` is the command condor_submit names in the message)."""
+    value = job.param(key, alt)
+    if value is None:
+        return False
+    ok, lit = literal(value)
+    if parse(value) is None or (ok and not (type(lit) is int and lit >= 0)):
+        raise job.error(f"{name} = {value} is invalid, must eval to a non-negative integer.\n",
+                        key, alt)  # fmt: skip
+    ad[attr] = Expr(value)
+    return True
+
+
+def set_deferral(job: JobInput, ad: Attrs) -> None:
+    """``SetJobDeferral``: DeferralTime, and the window and prep time of deferral jobs."""
+    _deferral_expr(job, ad, "deferral_time", "DeferralTime", "deferral_time", "DeferralTime")
+    if not needs_deferral(job, ad):
+        return
+    window = ("deferral_window", "DeferralWindow")
+    if not (
+        _deferral_expr(job, ad, "cron_window", "CronWindow", *window)
+        or _deferral_expr(job, ad, "deferral_window", "DeferralWindow", *window)
+    ):
+        ad["DeferralWindow"] = 0
+    prep = ("deferral_prep_time", "DeferralPrepTime")
+    if not (
+        _deferral_expr(job, ad, "cron_prep_time", "CronPrepTime", *prep)
+        or _deferral_expr(job, ad, "deferral_prep_time", "DeferralPrepTime", *prep)
+    ):
+        ad["DeferralPrepTime"] = 300
+
+
+def _valid_attr_name(name: str) -> bool:
+    return bool(name) and (name[0].isascii() and (name[0].isalpha() or name[0] == "_")) and all(
+        ch.isascii() and (ch.isalnum() or ch == "_") for ch in name[1:]
+    )
+
+
+def _valid_limit(limit: str) -> bool:
+    """``ParseConcurrencyLimit``: ``name[.sub][:increment]`` with ClassAd attribute names."""
+    name = limit.split(":", 1)[0]
+    base, dot, sub = name.partition(".")
+    return _valid_attr_name(base) and (not dot or _valid_attr_name(sub))
 
 
 def set_concurrency_limits(job: JobInput, ad: Attrs) -> None:
-    limits = job.param("concurrency_limits", "ConcurrencyLimits")
-    if limits is not None:
-        names = [part for part in "".join(limits.lower().split()).split(",") if part]
-        ad["ConcurrencyLimits"] = ",".join(sorted(names))
-        return
+    limits = job.param("concurrency_limits")
     expr = job.param("concurrency_limits_expr")
-    if expr is not None:
-        ad["ConcurrencyLimits"] = parse_expr_command(
-            job, "ConcurrencyLimits", expr, "concurrency_limits_expr"
-        )
+    if limits is not None:
+        if expr is not None:
+            raise job.error("concurrency_limits and concurrency_limits_expr can't be used "
+                            "together\n", "concurrency_limits")  # fmt: skip
+        names = limits.lower().replace(",", " ").split()
+        for name in names:
+            if not _valid_limit(name):
+                raise job.error(f"Invalid concurrency limit '{name}'\n", "concurrency_limits")
+        if names:
+            ad["ConcurrencyLimits"] = ",".join(sorted(names))
+    elif expr is not None:
+        ad["ConcurrencyLimits"] = parse_expr_command(job, "ConcurrencyLimits", expr,
+                                                     "concurrency_limits_expr")  # fmt: skip
 
 
 def set_accounting_group(job: JobInput, ad: Attrs) -> None:
-    group = job.param("accounting_group", "AcctGroup")
+    group = job.param("accounting_group", "AccountingGroup")
+    if bool_command(job, "nice_user", "NiceUser", False):
+        nice = job.conf("NICE_USER_ACCOUNTING_GROUP_NAME", "nice-user")
+        if group is None:
+            group = nice or None
+        elif group != nice:
+            job.warn("nice_user conflicts with accounting_group. nice_user will be ignored")
+        ad["MaxJobRetirementTime"] = 0
     user = job.param("accounting_group_user", "AcctGroupUser")
-    if group is None and bool_command(job, "nice_user", "NiceUser", False):
-        group = "nice-user"
+    if group is None and user is None:
+        return
+    user = user if user is not None else job.owner
+    if group is not None and any(ch in " \t\n\r\v\f" for ch in group):
+        raise job.error(f"Invalid accounting_group: {group}\n", "accounting_group")
+    if any(ch in " \t\n\r\v\f" for ch in user):
+        raise job.error(f"Invalid accounting_group_user: {user}\n", "accounting_group_user")
+    ad["AcctGroupUser"] = user
     if group is not None:
-        user = user or job.owner
         ad["AcctGroup"] = group
-        ad["AcctGroupUser"] = user
         ad["AccountingGroup"] = f"{group}.{user}"
-    elif user is not None:
-        ad["AcctGroupUser"] = user
+    else:
         ad["AccountingGroup"] = user

@@ -19,6 +19,7 @@ comma, space or tab, and the last variable takes the rest of the line.
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 from collections.abc import Callable
@@ -232,8 +233,24 @@ def opens_block(args: str) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class MatchOptions:
+    """How ``matching`` expands its patterns (the ``SubmitWarnEmptyMatches`` family)."""
+
+    warn_empty: bool = True
+    fail_empty: bool = False
+    warn_dups: bool = True
+    allow_dups: bool = False
+    files: bool = True
+    dirs: bool = True
+
+
 def load_items(
-    spec: QueueSpec, block: tuple[str, ...] | None, cwd: str, warn: Callable[[str], None]
+    spec: QueueSpec,
+    block: tuple[str, ...] | None,
+    cwd: str,
+    warn: Callable[[str], None],
+    options: MatchOptions | None = None,
 ) -> list[str]:
     """The full item list of a queue statement (before slicing)."""
     items = list(spec.items)
@@ -254,30 +271,55 @@ def load_items(
             text = text[:-1]
         items.extend(line.strip() for _, line in logical_lines(text))
     if spec.mode == "matching":
-        items = _match(items, spec.match, cwd, warn)
+        opts = options or MatchOptions()
+        if spec.match == "files":
+            opts = dataclasses.replace(opts, files=True, dirs=False)
+        elif spec.match == "dirs":
+            opts = dataclasses.replace(opts, files=False, dirs=True)
+        elif spec.match == "any":
+            opts = dataclasses.replace(opts, files=True, dirs=True)
+        items = _match(items, opts, cwd, warn)
     return items
 
 
-def _match(patterns: list[str], kind: str, cwd: str, warn: Callable[[str], None]) -> list[str]:
-    found: list[str] = []
-    seen: dict[str, int] = {}
+def _match(
+    patterns: list[str], opts: MatchOptions, cwd: str, warn: Callable[[str], None]
+) -> list[str]:
+    """``submit_expand_globs``: the names each pattern matches (directories with a
+    trailing ``/``), sorted per pattern, later duplicates skipped."""
+    groups: list[tuple[str, list[str], int]] = []
     for pattern in patterns:
         names = [] if "\0" in pattern else sorted(glob.glob(pattern, root_dir=cwd))
-        if not names:
-            warn(f"no files match pattern '{pattern}'")
+        marked = [n + "/" if os.path.isdir(os.path.join(cwd, n)) else n for n in names]
+        if not opts.dirs:
+            count = sum(1 for n in marked if not n.endswith("/"))
+        elif not opts.files:
+            marked = [n for n in marked if n.endswith("/")]
+            count = len(marked)
+        else:
+            count = len(marked)
+        groups.append((pattern, sorted(marked), count))
+    if opts.fail_empty and any(count == 0 for _, _, count in groups):
+        empty = "".join(f"'{p}' " for p, _, count in groups if count == 0)
+        raise QueueSyntaxError(f"no matches for pattern(s): {empty}")
+    found: list[str] = []
+    for index, (pattern, names, count) in enumerate(groups):
+        # HTCondor warns while walking the matches, so only about an empty pattern that
+        # some match comes after (never the first pattern).
+        if index > 0 and count == 0 and opts.warn_empty and any(g[1] for g in groups[index:]):
+            warn(f"'{pattern}' does not match any files")
         for name in names:
-            is_dir = os.path.isdir(os.path.join(cwd, name))
-            if (kind == "files" and is_dir) or (kind == "dirs" and not is_dir):
+            if not opts.dirs and name.endswith("/"):
                 continue
-            item = name + "/" if is_dir else name
-            if item in seen:
-                warn(
-                    f"'{item}' matching pattern '{pattern}' is a duplicate of item "
-                    f"{seen[item]}, skipping"
-                )
-                continue
-            seen[item] = len(found)
-            found.append(item)
+            if index > 0 and not opts.allow_dups:
+                dup = next((earlier.index(name) for _, earlier, _ in groups[:index]
+                            if name in earlier), None)  # fmt: skip
+                if dup is not None:
+                    if opts.warn_dups:
+                        warn(f"'{name}' matching pattern '{pattern}' is a duplicate of item "
+                             f"{dup}, skipping")  # fmt: skip
+                    continue
+            found.append(name)
     return found
 
 

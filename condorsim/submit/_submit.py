@@ -2,14 +2,16 @@
 
 How this works
 --------------
-The text is parsed once into statements (assignments and queue statements; a queue
-statement's multi-line item block is read with it). ``jobs()`` then replays the
-statements: assignments update the macro table, and each queue statement makes its
-procs. For every proc the live macros (``$(Cluster)``, ``$(Process)``, ``$(Step)``,
-``$(ItemIndex)``/``$(Row)`` and the loop variables) are set and ``build_job`` makes the
-ad. Queue statements continue the same cluster with the next proc ids, unless the
-``executable`` (or ``cmd``) command changed since the previous queue statement: then
-condor_submit starts a new cluster (the next cluster id, proc 0).
+The text is read once into statements (``_reader``: assignments and queue statements;
+``if`` blocks, ``include`` files and ``use`` templates are resolved while reading, as
+HTCondor does). ``jobs()`` then replays the statements: assignments update the macro
+table, and each queue statement makes its procs. For every proc the live macros
+(``$(Cluster)``, ``$(Process)``, ``$(Step)``, ``$(ItemIndex)``/``$(Row)`` and the loop
+variables) are set and ``build_job`` makes the ad; the first proc of a cluster is kept
+as the cluster ad later procs are built on. Queue statements continue the same cluster
+with the next proc ids, unless the ``executable`` (or ``cmd``) command changed since
+the previous queue statement: then condor_submit starts a new cluster (the next
+cluster id, proc 0).
 
 Nothing here reads the clock: ``qdate`` is used as given. The file system is read
 only where condor_submit reads it (see ``_files``) and for ``queue ... from file`` and
@@ -22,18 +24,29 @@ from __future__ import annotations
 import dataclasses
 import os
 import socket
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from condorsim.classad import ClassAd
+from condorsim.classad import ClassAd, ClassAdValueError
 
 from ._build import build_job
+from ._checks import unused_warnings, want_factory
 from ._errors import SubmitError
-from ._exprs import Expr, parse
+from ._exprs import Expr, eval_bool, parse
 from ._job import Attrs, JobInput
-from ._lines import Assign, Queue, Statement, statements
+from ._lines import Assign, Queue, Statement
 from ._macros import MacroError, MacroTable
-from ._queue import QueueSyntaxError, load_items, opens_block, parse_queue_args, split_item
+from ._queue import (
+    MatchOptions,
+    QueueSpec,
+    QueueSyntaxError,
+    load_items,
+    opens_block,
+    parse_queue_args,
+    split_item,
+)
+from ._reader import Reader
 
 _CONFIG_DEFAULTS = {
     "ARCH": "X86_64",
@@ -46,6 +59,10 @@ _CONFIG_DEFAULTS = {
         "ifthenelse(MemoryUsage =!= UNDEFINED,MemoryUsage,(ImageSize+1023)/1024)"
     ),
     "SPOOL": "",
+    "CONTAINER_SHARED_FS": "/cvmfs",
+    "NICE_USER_ACCOUNTING_GROUP_NAME": "nice-user",
+    "CRED_MIN_TIME_LEFT": "120",
+    "DEFAULT_JOB_MAX_RETRIES": "2",
 }
 
 
@@ -72,13 +89,19 @@ def _local_hostname() -> str:
     return fqdn if fqdn.lower().startswith(name.lower() + ".") else name
 
 
-def _macro_defaults(config: Mapping[str, str]) -> dict[str, str]:
+def _macro_defaults(config: Mapping[str, str], submit_file: str | None,
+                    qdate: int = 0) -> dict[str, str]:  # fmt: skip
+    """SubmitMacroDefaults: the macros a submit file may use without setting them."""
+    stamp = time.localtime(qdate)
     return {
         "clusterid": "1", "procid": "0", "cluster": "1", "process": "0", "step": "0",
         "row": "0", "itemindex": "0", "node": "", "arch": config["ARCH"],
         "opsys": config["OPSYS"], "opsysandver": config.get("OPSYSANDVER", ""),
         "opsysmajorver": config.get("OPSYSMAJORVER", ""), "opsysver": config.get("OPSYSVER", ""),
-        "islinux": "1", "iswindows": "0", "spool": config["SPOOL"], "submit_file": "",
+        "islinux": "1", "iswindows": "0", "spool": config["SPOOL"],
+        "submit_file": submit_file or "", "jobid": "$(ClusterId).$(ProcId)",
+        "submit_time": str(qdate), "year": f"{stamp.tm_year:04d}",
+        "month": f"{stamp.tm_mon:02d}", "day": f"{stamp.tm_mday:02d}",
         "request_cpus": "$(RequestCPUs)", "request_memory": "$(RequestMemory)",
         "vm_memory": "$(Request_Memory)", "vm_vcpus": "$(Request_CPUs)",
     }  # fmt: skip
@@ -93,30 +116,39 @@ class Submit:
     """
 
     def __init__(
-        self, text: str, *, source: str = "<submit>", vars: Mapping[str, str] | None = None
+        self,
+        text: str,
+        *,
+        source: str = "<submit>",
+        vars: Mapping[str, str] | None = None,
+        submit_file: str | None = None,
+        iwd: str | None = None,
+        config: Mapping[str, str] | None = None,
     ) -> None:
         self._source = source
         self._vars = dict(vars or {})
+        self._submit_file = submit_file
+        self._iwd = iwd
+        self._config = dict(config) if config is not None else None
         self.warnings: list[str] = []
-        """Warnings condor_submit would print (e.g. duplicate ``matching`` items)."""
-        table = self._table(effective_config(None), os.environ)
-        lines: dict[str, int] = {}
+        """Warnings condor_submit would print (duplicate ``matching`` items, ``warning :``
+        lines, and -- from a finished ``jobs(warn_unused=True)`` -- unused commands)."""
+        parse_config = effective_config(config)
+        table = self._table(parse_config, os.environ)
 
-        def on_assign(assign: Assign) -> None:
-            table.set(assign.key, assign.value)
-            lines[assign.key.lower()] = assign.line
+        def block_follows(args: str) -> bool:
+            return opens_block(args)
 
-        def block_follows(args: str, line: int) -> bool:
-            try:
-                return opens_block(table.expand(args))
-            except MacroError as exc:
-                raise SubmitError(str(exc), source=source, line=line) from None
-
-        self._statements: list[Statement] = statements(text, source, on_assign, block_follows)
+        reader = Reader(table=table, source=source, cwd=iwd or os.getcwd(),
+                        config=parse_config, block_follows=block_follows,
+                        warnings=self.warnings)  # fmt: skip
+        reader.read(text)
+        self._statements: list[Statement] = reader.statements
         self._final = table
 
-    def _table(self, config: Mapping[str, str], env: Mapping[str, str]) -> MacroTable:
-        table = MacroTable(env=env, defaults=_macro_defaults(config))
+    def _table(self, config: Mapping[str, str], env: Mapping[str, str],
+               qdate: int = 0) -> MacroTable:  # fmt: skip
+        table = MacroTable(env=env, defaults=_macro_defaults(config, self._submit_file, qdate))
         for key, value in self._vars.items():
             table.set(key[1:] if key.startswith("+") else key, value)
         return table
@@ -167,6 +199,8 @@ class Submit:
         env: Mapping[str, str] | None = None,
         config: Mapping[str, str] | None = None,
         submit_method: int | None = 2,
+        checks: bool = False,
+        warn_unused: bool = False,
     ) -> Iterator[ClassAd]:
         """Full job ads (cluster and proc attributes merged), one per proc.
 
@@ -179,17 +213,20 @@ class Submit:
         with ``UID_DOMAIN`` from ``config``, ``User``. ``iwd`` is the directory
         condor_submit runs in (default: the current one); ``env`` its environment
         (default: this process's). ``submit_method`` is ``JobSubmitMethod`` (2 for the
-        Python bindings, 0 for condor_submit, None for none).
+        Python bindings, 0 for condor_submit, None for none). ``checks`` runs
+        condor_submit's own file checks (the executable must exist...); ``warn_unused``
+        adds its unused-command warnings to ``warnings`` once every job has been made.
+        ``iwd`` and ``config`` default to the constructor's.
         """
         if clusterid < 0 or procid < 0:
             raise SubmitError("Job id out of range", source=self._source)
         if not owner or any(ch.isspace() for ch in owner):
             raise SubmitError("Invalid characters in Owner", source=self._source)
-        run = _Run(self, count, clusterid or 1, procid, qdate, owner, iwd, env, config,
-                   submit_method)  # fmt: skip
-        if itemdata is not None:
-            return run.from_itemdata(itemdata)
-        return run.from_statements()
+        run = _Run(self, count, clusterid or 1, procid, qdate, owner, iwd or self._iwd, env,
+                   config if config is not None else self._config, submit_method,
+                   checks)  # fmt: skip
+        made = run.from_itemdata(itemdata) if itemdata is not None else run.from_statements()
+        return run.finish(made) if warn_unused else made
 
     def procs(self, **kwargs: Any) -> list[ClassAd]:
         """The job ads as the schedd stores them, like the binding's ``procs()``.
@@ -216,6 +253,14 @@ class Submit:
         return out
 
 
+_MATCH_FLAGS = (
+    ("SubmitWarnEmptyMatches", "submit_warn_empty_matches", True),
+    ("SubmitFailEmptyMatches", "submit_fail_empty_matches", False),
+    ("SubmitWarnDuplicateMatches", "submit_warn_duplicate_matches", True),
+    ("SubmitAllowDuplicateMatches", "submit_allow_duplicate_matches", False),
+)
+
+
 def _plus_to_my(key: str) -> str:
     return "MY." + key[1:] if key.startswith("+") else key
 
@@ -235,6 +280,7 @@ class _Run:
         env: Mapping[str, str] | None,
         config: Mapping[str, str] | None,
         submit_method: int | None,
+        checks: bool,
     ) -> None:
         self.submit = submit
         self.count = count
@@ -242,26 +288,43 @@ class _Run:
         self.proc = proc
         self.config = effective_config(config)
         self.env = dict(os.environ) if env is None else env
-        self.table = submit._table(self.config, self.env)
-        self.lines: dict[str, int] = {}
+        self.table = submit._table(self.config, self.env, qdate)
+        self.lines: dict[str, tuple[str | None, int]] = {}
+        self.variables: dict[str, str] = {}
+        self.made = 0
+        self.cluster_ad: Attrs | None = None
+        self.cluster_of_ad = -1
+        self.cluster_flags: tuple[int, bool, bool, str, str] | None = None
         self.base = JobInput(
             table=self.table, cluster=cluster, proc=proc, qdate=qdate, owner=owner,
             cwd=iwd or os.getcwd(), env=self.env, config=self.config,
             source=submit._source, lines=self.lines, submit_method=submit_method,
+            warnings=submit.warnings, checks=checks,
         )  # fmt: skip
+
+    def finish(self, made: Iterator[ClassAd]) -> Iterator[ClassAd]:
+        """Pass the ads through, then add condor_submit's unused-command warnings."""
+        yield from made
+        if self.made:
+            self.submit.warnings.extend(unused_warnings(self.table, self.variables))
+
+    def assign(self, statement: Assign) -> None:
+        self.table.set(statement.key, statement.value, expand_self=not statement.raw)
+        self.lines[statement.key.lower()] = (statement.source, statement.line)
 
     def from_statements(self) -> Iterator[ClassAd]:
         last_exe: tuple[str | None, str | None] | None = None
         saw_queue = False
         for statement in self.submit._statements:
             if isinstance(statement, Assign):
-                self.table.set(statement.key, statement.value)
-                self.lines[statement.key.lower()] = statement.line
+                self.assign(statement)
                 continue
             exe = (self.table.user_value("executable"), self.table.user_value("cmd"))
             if last_exe is not None and exe != last_exe:
                 self.cluster, self.proc = self.cluster + 1, 0
             last_exe = exe
+            if self.base.checks and not saw_queue:
+                want_factory(dataclasses.replace(self.base, queue_line=statement.line))
             saw_queue = True
             yield from self._queue(statement)
         if not saw_queue:
@@ -275,15 +338,18 @@ class _Run:
                 spec.count = self.count
             items: list[str | None] = [None]
             if spec.mode is not None:
-                items = list(
-                    load_items(spec, statement.block, self.base.cwd, self.submit.warnings.append)
-                )
+                options = self._match_options(spec, statement.line)
+                items = list(load_items(spec, statement.block, self.base.cwd,
+                                        self.submit.warnings.append, options))  # fmt: skip
         except (QueueSyntaxError, MacroError) as exc:
             raise SubmitError(str(exc), source=source, line=statement.line) from None
         # A queue statement without loop variables still sets $(Item) to "" (the binding does).
         variables = spec.variables or ["Item"]
         for name in variables:
             self.table.live[name.lower()] = ""
+        if spec.mode is not None:
+            for name in variables:
+                self.variables.setdefault(name.lower(), name)
         try:
             for index, item in enumerate(items):
                 if not spec.slice.selected(index, len(items)):
@@ -298,12 +364,38 @@ class _Run:
             for name in variables:
                 self.table.live.pop(name.lower(), None)
 
+    def _match_options(self, spec: QueueSpec, line: int) -> MatchOptions | None:
+        """The ``SubmitWarnEmptyMatches`` family, read when the items come from a file or
+        from ``matching`` (``load_external_q_foreach_items``)."""
+        if spec.mode != "matching" and not (spec.mode == "from" and spec.filename):
+            return None
+        values = []
+        for key, alt, default in _MATCH_FLAGS:
+            text = self.table.param(key, alt)
+            value = default if text is None else eval_bool(text)
+            if value is None:
+                raise SubmitError(f"{key}={text} is invalid, must eval to a boolean.",
+                                  source=self.submit._source, line=line)  # fmt: skip
+            values.append(value)
+        files = dirs = True
+        match = self.table.param("SubmitMatchDirectories", "submit_match_directories")
+        if match is not None:
+            word = match.lower()
+            if word in ("never", "no", "false"):
+                dirs = False
+            elif word == "only":
+                files = False
+            elif word not in ("yes", "true"):
+                raise SubmitError(f"{match} is not a valid value for SubmitMatchDirectories",
+                                  source=self.submit._source, line=line)  # fmt: skip
+        warn_empty, fail_empty, warn_dups, allow_dups = values
+        return MatchOptions(warn_empty, fail_empty, warn_dups, allow_dups, files, dirs)
+
     def from_itemdata(self, itemdata: Iterable[Any]) -> Iterator[ClassAd]:
         for statement in self.submit._statements:
             if isinstance(statement, Queue):
                 break
-            self.table.set(statement.key, statement.value)
-            self.lines[statement.key.lower()] = statement.line
+            self.assign(statement)
         variables: list[str] = []
         for index, item in enumerate(itemdata):
             if isinstance(item, Mapping):
@@ -330,9 +422,24 @@ class _Run:
             clusterid=str(self.cluster), procid=str(self.proc), step=str(step),
             row=str(index), itemindex=str(index),
         )  # fmt: skip
-        job = dataclasses.replace(self.base, cluster=self.cluster, proc=self.proc, queue_line=line)
-        ad = _to_classad(build_job(job))
+        first = self.cluster_ad is None or self.cluster_of_ad != self.cluster
+        job = dataclasses.replace(
+            self.base, cluster=self.cluster, proc=self.proc, queue_line=line,
+            cluster_ad=None if first else self.cluster_ad,
+            cluster_flags=self.cluster_flags or self.base.cluster_flags,
+        )  # fmt: skip
+        attrs = build_job(job)
+        if first:
+            self.cluster_ad, self.cluster_of_ad = attrs, self.cluster
+            self.cluster_flags = (job.universe, job.is_docker, job.is_container, job.grid_type,
+                                  job.vm_type)  # fmt: skip
+        try:
+            ad = _to_classad(attrs)
+        except ClassAdValueError as exc:  # a NUL from an item file, itemdata or vars
+            raise SubmitError(f"a job attribute cannot hold that value: {exc}",
+                              source=self.submit._source, line=line) from None
         self.proc += 1
+        self.made += 1
         return ad
 
 

@@ -36,7 +36,7 @@ from condorsim.scenario import (
     load_scenario,
     load_toml,
     parse_scenario,
-    read_file,
+    read_text,
     type_name,
 )
 
@@ -63,7 +63,7 @@ def load_sweep(path: str | Path) -> Sweep:
     """Read and check the sweep file at ``path``; raises SweepError."""
     path = Path(path)
     try:
-        text = read_file(path, "sweep")
+        text = read_text(path, "sweep")
     except ScenarioError as err:
         raise SweepError(err.message, source=err.source) from None
     return parse_sweep(text, source=str(path), base_dir=path.parent)

@@ -150,10 +150,14 @@ def _queue_line(text: str) -> re.Match[str]:
 def prepare_base(base: dict[str, Any], read: Callable[[str], str],
                  resolve: Callable[[str], str]) -> dict[str, Any]:
     """The base document made independent of where it was read: each submit ``file`` read
-    in as ``text`` (``read``), ``config_file`` made absolute (``resolve``)."""
+    in as ``text`` (``read``), a ``[[file]]``'s ``file`` and ``config_file`` made absolute
+    (``resolve``)."""
     for submit in base.get("submit", []):
         if "file" in submit:
             submit["text"] = read(submit.pop("file"))
+    for entry in base.get("file", []):
+        if isinstance(entry.get("file"), str):
+            entry["file"] = resolve(entry["file"])
     config = base.get("config", {})
     if isinstance(config.get("config_file"), str):
         config["config_file"] = resolve(config["config_file"])

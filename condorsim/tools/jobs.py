@@ -270,26 +270,35 @@ def _run(tool: str, body: Callable[[], int]) -> int:
 
 
 def submit_main(argv: list[str]) -> int:
-    """condor_submit FILE (``-dry-run -`` shows the ads instead)."""
+    """condor_submit FILE [-unused] (``-dry-run -`` shows the ads instead).
+
+    The description is built and checked here first, as condor_submit does (a missing
+    executable, a bad command... are refused before the schedd sees them; warnings are
+    printed), then sent to the schedd, which queues it.
+    """
     def body() -> int:
-        if "-dry-run" in argv or "-dry" in argv:
-            from condorsim.submit.tool import dry_run
-            files = [a for a in argv if not a.startswith("-") or a == "-"]
+        from condorsim.config import ConfigError
+        from condorsim.submit.tool import dry_run, pool_config, prepare
+        toggle_unused = "-unused" in argv
+        args = [a for a in argv if a != "-unused"]
+        try:
+            config = pool_config()  # what the schedd builds the jobs with, too
+        except ConfigError as e:
+            raise ToolError(str(e)) from None
+        if "-dry-run" in args or "-dry" in args:
+            files = [a for a in args if not a.startswith("-") or a == "-"]
             path = next((a for a in files if a != "-"), None) if len(files) > 1 else None
             if path is None:
                 raise UsageError("usage: submit FILE -dry-run -")
-            return dry_run(path, sys.stdout)
-        files = [a for a in argv if not a.startswith("-")]
+            return dry_run(path, sys.stdout, config=config, toggle_unused=toggle_unused)
+        files = [a for a in args if not a.startswith("-")]
         if len(files) != 1:
             raise UsageError("usage: submit FILE")
-        try:
-            with open(files[0], encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError as e:
-            print(f"ERROR: Failed to open command file ({e.strerror})", file=sys.stderr)
+        prepared = prepare(files[0], err=sys.stderr, config=config, toggle_unused=toggle_unused)
+        if prepared is None:
             return 1
         print("Submitting job(s)", end="")
-        _, _, reply = _ask(m.SUBMIT_JOBS(owner=getpass.getuser(), text=text,
+        _, _, reply = _ask(m.SUBMIT_JOBS(owner=getpass.getuser(), text=prepared.text,
                                          iwd=os.getcwd(), source=files[0]))
         if isinstance(reply, m.SUBMIT_RESULT):
             print("." * reply.procs)

@@ -629,6 +629,15 @@ class BEGIN_EXECUTION(Message):
     job: str
 
 
+@message("ULOG")
+class ULOG(Message):
+    """An event the starter asks the shadow to write to the job's event log (HTCondor's
+    CONDOR_ulog pseudo call); ``ad`` is the event's ClassAd (a RemoteErrorEvent)."""
+
+    job: str
+    ad: ClassAd
+
+
 @message("JOB_EXIT")
 class JOB_EXIT(Message):
     """The starter's final update; ``reason`` is HTCondor's job exit reason code."""

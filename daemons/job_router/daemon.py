@@ -23,6 +23,14 @@ import trio
 
 from condorsim.classad import ClassAd
 from condorsim.config import split_list
+from condorsim.hooks import (
+    HookCall,
+    check_hook_path,
+    hook_knob,
+    hook_timeout,
+    log_hook_result,
+    run_hook,
+)
 from condorsim.jobqueue.records import JobQueueLogError
 from condorsim.routing import Route, RouterConfig, load_router_config, make_routed_copy
 from condorsim.runtime.daemon import DaemonContext
@@ -39,6 +47,7 @@ from .logic import (
     RouteError,
     RouterKnobs,
     RoutingTable,
+    RunHook,
     SetAttrs,
     SubmitCopy,
     Yield,
@@ -78,15 +87,60 @@ class RouteAdapter:
     def job_failure_test(self, job: ClassAd, now: int) -> bool:
         return self.route.test("JobFailureTest", job, now)
 
-    def make_copy(self, job: ClassAd, now: int) -> ClassAd:
+    def description(self) -> str:
+        return self.route.description()
+
+    def make_copy(self, job: ClassAd, now: int, translated: ClassAd | None = None) -> ClassAd:
         c, p = job.evaluate("ClusterId"), job.evaluate("ProcId")
         routed = make_routed_copy(job, f"{c}.{p}", self.route, self.router, now=now,
-                                  rng=self.ctx.rng)
+                                  rng=self.ctx.rng, translated=translated)
         for message in routed.messages:
             self.ctx.log.info("route_message", route=self.name, job=f"{c}.{p}", message=message)
         if not routed.ok:
             raise RouteError(routed.error or "the route's transform failed")
         return routed.ad
+
+
+class RouterHooks:
+    """Which hook a job gets (HTCondor's ``JobRouterHookMgr``): the keyword is the job's
+    HookKeyword, else JOB_ROUTER_HOOK_KEYWORD; the path is ``<Keyword>_HOOK_<TYPE>``. A path
+    that is missing, not executable or world-writable is logged once and the hook counts as
+    not configured (HTCondor's validateHookPath collapses the two). Paths are looked up once
+    per keyword and type, as HTCondor caches them until a reconfig."""
+
+    def __init__(self, ctx: DaemonContext, default_keyword: str) -> None:
+        self.ctx = ctx
+        self.default_keyword = default_keyword
+        self._paths: dict[tuple[str, str], str | None] = {}
+
+    def keyword(self, ad: ClassAd) -> str:
+        value = ad.evaluate("HookKeyword")
+        return value if isinstance(value, str) else self.default_keyword
+
+    def find(self, hook_type: str, ad: ClassAd) -> tuple[str, str] | None:
+        keyword = self.keyword(ad)
+        if not keyword:
+            return None
+        knob = hook_knob(keyword, hook_type)
+        key = (keyword, hook_type)
+        if key not in self._paths:
+            value = self.ctx.config.get(knob)
+            path: str | None = None
+            if value is not None:
+                checked = check_hook_path(knob, value, self.ctx.run_dir)
+                path = checked.path
+                if path is None:
+                    self.ctx.log.error("hook_path_refused", knob=knob, error=checked.error,
+                                       outcome="the hook counts as not configured")
+            self._paths[key] = path
+        path = self._paths[key]
+        return (knob, path) if path is not None else None
+
+    def call(self, action: RunHook) -> HookCall:
+        keyword = action.knob[: -len(f"_HOOK_{action.hook_type}")]
+        return HookCall(name=action.knob, path=action.path, stdin=action.stdin,
+                        cwd=str(self.ctx.run_dir),
+                        timeout=hook_timeout(self.ctx.config.get, keyword, action.hook_type))
 
 
 class JobRouter:
@@ -107,11 +161,11 @@ class JobRouter:
         routes = [RouteAdapter(r, router, ctx) for r in router.routes] if router.enabled else []
         if not router.enabled:
             ctx.log.error("routing_disabled", why="the routing table did not load")
-        hook_keyword = cfg.get("JOB_ROUTER_HOOK_KEYWORD") or ""
+        hook_keyword = (cfg.get("JOB_ROUTER_HOOK_KEYWORD") or "").strip()
+        self.hooks = RouterHooks(ctx, hook_keyword)
 
         def attrs_to_copy(ad: ClassAd) -> list[str]:
-            keyword = ad.evaluate("HookKeyword")
-            key = keyword if isinstance(keyword, str) and keyword else hook_keyword
+            key = self.hooks.keyword(ad)
             return split_list(cfg.get(f"{key}_ATTRS_TO_COPY") or "") if key else []
 
         chirp = cfg.get("CHIRP_DELAYED_UPDATE_PREFIX") or ""
@@ -119,7 +173,8 @@ class JobRouter:
             name=router.router_name, max_jobs=router.max_jobs,
             release_on_hold=router.release_on_hold,
             max_mirror_lag=cfg.get_int("MAX_JOB_MIRROR_UPDATE_LAG", 600),
-            attrs_to_copy=attrs_to_copy, chirp_prefixes=tuple(split_list(chirp)))
+            attrs_to_copy=attrs_to_copy, chirp_prefixes=tuple(split_list(chirp)),
+            hook=self.hooks.find)
         tz = cfg.get("SIM_TIMEZONE") or "UTC"
         userlogs = RouterUserLogs(tz=tz, on_error=lambda e: ctx.log.warning(
             "user_log_failed", error=e))
@@ -210,13 +265,19 @@ class JobRouter:
         try:
             while True:
                 action = steps.send(result)
+                self._flush_records()  # the decisions before the command they lead to
                 result = await self._execute(action)
         except StopIteration:
             pass
         finally:
-            for event, fields in logic.records:
-                self.ctx.log.info(event, **fields)
-            logic.records.clear()
+            self._flush_records()
+
+    def _flush_records(self) -> None:
+        logic = self.logic
+        assert logic is not None
+        for event, fields in logic.records:
+            self.ctx.log.info(event, **fields)
+        logic.records.clear()
 
     async def _schedd(self) -> str | None:
         """The schedd's address from the collector (remembered until a request to it fails,
@@ -284,6 +345,10 @@ class JobRouter:
             if isinstance(reply, m.QMGMT_RESULT):
                 return True if reply.ok else ("stop" if reply.code == "stop" else False)
             return False
+        if isinstance(action, RunHook):
+            result = await run_hook(self.hooks.call(action), self.ctx.busy)
+            log_hook_result(self.ctx.log, result, job=job_str(action.job))
+            return result
         raise AssertionError(f"unknown router action {action!r}")
 
 

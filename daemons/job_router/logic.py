@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, ExprTree, parse_expr
+from condorsim.hooks import HookResult, parse_all_or_nothing, print_ad
 from condorsim.jobs.codes import JobStatus
 from daemons.shadow.policy import PolicyAction, periodic_policy
 
@@ -56,6 +57,19 @@ def parse_job(text: object) -> JobId | None:
         return None
     c, _, p = text.partition(".")
     return (int(c), int(p)) if c.isdigit() and p.isdigit() else None
+
+
+def hook_outcome(result: HookResult) -> str:
+    """``"not_started"``, ``"failed"`` or ``"ok"``, as the router's hook clients read an exit.
+
+    HTCondor tests ``WEXITSTATUS(status)``, which is 0 for a hook killed by a signal, so a
+    signal counts as success; a hook condorsim killed after its timeout counts as failed
+    (HTCondor has no timeout for these hooks)."""
+    if not result.started:
+        return "not_started"
+    if result.timed_out or (result.signal is None and result.exit_code != 0):
+        return "failed"
+    return "ok"
 
 
 # -- what the router needs of a route ---------------------------------------------------------
@@ -79,9 +93,14 @@ class RouteLike(Protocol):
 
     def job_failure_test(self, job: ClassAd, now: int) -> bool: ...
 
-    def make_copy(self, job: ClassAd, now: int) -> ClassAd:
+    def make_copy(self, job: ClassAd, now: int, translated: ClassAd | None = None) -> ClassAd:
         """The routed copy (vanilla->grid, pre-route, route and post-route transforms) or,
-        for EditJobInPlace, the edited job; raises RouteError when a transform fails."""
+        for EditJobInPlace, the edited job; raises RouteError when a transform fails.
+        ``translated``: a TRANSLATE_JOB hook's output, the copy's starting point."""
+        ...
+
+    def description(self) -> str:
+        """HTCondor's RouteDescription, the first part of TRANSLATE_JOB's standard input."""
         ...
 
 
@@ -143,7 +162,25 @@ class Yield:
     done: bool
 
 
-Action = Claim | SubmitCopy | SetAttrs | RemoveJob | Yield
+@dataclass(frozen=True)
+class RunHook:
+    """Run a job router hook (``knob`` names it, e.g. ``MYHOOK_HOOK_TRANSLATE_JOB``); the
+    result is a :class:`~condorsim.hooks.HookResult`. The hook takes no simulated time."""
+
+    job: JobId
+    hook_type: str
+    knob: str
+    path: str
+    stdin: str
+
+
+Action = Claim | SubmitCopy | SetAttrs | RemoveJob | Yield | RunHook
+
+HookFinder = Callable[[str, ClassAd], "tuple[str, str] | None"]
+"""(hook type, source job) -> (knob, path) of the job's usable hook of that type, or None."""
+
+HOOK_SEPARATOR = "\n------\n"
+"""What separates two ads on a job router hook's standard input."""
 
 
 class UserLogSink(Protocol):
@@ -200,6 +237,7 @@ class RouterKnobs:
     max_mirror_lag: int = 600
     attrs_to_copy: Callable[[ClassAd], Iterable[str]] = lambda ad: ()
     chirp_prefixes: tuple[str, ...] = ()
+    hook: HookFinder = lambda hook_type, ad: None
 
 
 @dataclass
@@ -453,8 +491,17 @@ class JobRouterLogic:
             self._remove(job)
             return
         src_ad = job.src_copy.ad
+        translated: ClassAd | None = None
+        hook = self.knobs.hook("TRANSLATE_JOB", src_ad)
+        if hook is not None:
+            result = yield RunHook(job.src, "TRANSLATE_JOB", hook[0], hook[1],
+                                   route.description() + HOOK_SEPARATOR + print_ad(src_ad))
+            translated = self._hook_ad(job, hook[0], result)
+            if translated is None:
+                return
+        job.dest_ad = translated if translated is not None else src_ad.copy()
         try:
-            made = route.make_copy(src_ad, now)
+            made = route.make_copy(src_ad, now, translated)
         except RouteError as e:
             self.log_job("route_transform_failed", job, error=str(e))
             self._remove(job)
@@ -485,6 +532,32 @@ class JobRouterLogic:
         job.phase, job.submitted_at = Phase.SUBMITTED, now
         self.log_job("route_submitted", job)
 
+    def _hook_ad(self, job: RoutedJob, knob: str, result: HookResult) -> ClassAd | None:
+        """TRANSLATE_JOB's result: the ad it printed, or None when there is none -- the job
+        is dropped (a failed hook, a line that is not an attribute) or, when the hook did not
+        start or printed nothing, stays claimed and the hook runs again next poll."""
+        outcome = hook_outcome(result)
+        if outcome == "not_started":
+            self.log_job("route_hook_not_started", job, hook=knob, error=result.error)
+            return None
+        if outcome == "failed":
+            self.log_job("route_hook_failed", job, hook=knob, status=result.status_text(),
+                         outcome="the job is not routed")
+            self._remove(job)
+            return None
+        if not result.stdout:
+            self.log_job("route_hook_no_data", job, hook=knob,
+                         outcome="the job stays claimed; the hook runs again next poll")
+            return None
+        parsed = parse_all_or_nothing(result.stdout)
+        if parsed.bad_line is not None:
+            self.log_job("route_hook_bad_output", job, hook=knob, line=parsed.bad_line,
+                         outcome="the job is not routed")
+            self._remove(job)
+            return None
+        self.log_job("route_hook_translated", job, hook=knob, attributes=len(parsed.ad))
+        return parsed.ad
+
     def _push_diff(self, job: RoutedJob, edited: ClassAd) -> Generator[Action, Any, bool]:
         before = job.src_copy.ad
         changed = ClassAd()
@@ -502,6 +575,16 @@ class JobRouterLogic:
                          ) -> Generator[Action, Any, None]:
         if job.phase is not Phase.SUBMITTED:
             return
+        assert job.dest is not None
+        dest_ad = mirror.get(job.dest)
+        if job.saw_dest and job.dest_ad is not None:
+            # HTCondor runs UPDATE_JOB_INFO first; only when it exits does the router look at
+            # the original, so a hook that keeps failing holds everything up
+            hook = self.knobs.hook("UPDATE_JOB_INFO", job.src_copy.ad)
+            if hook is not None:
+                go_on, dest_ad = yield from self._update_hook(job, hook[0], hook[1], dest_ad)
+                if not go_on:
+                    return
         src_ad = mirror.get(job.src)
         if src_ad is None:
             self.log_job("route_source_gone", job)
@@ -520,8 +603,6 @@ class JobRouterLogic:
             job.is_interrupted = True
             self._remove(job)
             return
-        assert job.dest is not None
-        dest_ad = mirror.get(job.dest)
         if dest_ad is None:
             if job.saw_dest:
                 self.log_job("route_dest_removed", job)
@@ -552,10 +633,60 @@ class JobRouterLogic:
             self.log_job("route_dest_finished", job)
             job.phase = Phase.FINISHED
 
+    def _update_hook(self, job: RoutedJob, knob: str, path: str, current: ClassAd | None
+                     ) -> Generator[Action, Any, tuple[bool, ClassAd | None]]:
+        """UPDATE_JOB_INFO (HTCondor's StatusClient): the routed copy as last seen on stdin;
+        what the hook prints updates the routed copy (pushed to the schedd) before the usual
+        mirroring, which then sees the update. Returns (go on, the copy to mirror from); not
+        going on when the hook failed or did not start (nothing happens this poll) or the job
+        is being cleaned up."""
+        assert job.dest_ad is not None and job.dest is not None
+        result = yield RunHook(job.src, "UPDATE_JOB_INFO", knob, path, print_ad(job.dest_ad))
+        outcome = hook_outcome(result)
+        if outcome != "ok":
+            self.log_job("route_hook_failed" if outcome == "failed" else "route_hook_not_started",
+                         job, hook=knob, status=result.status_text(),
+                         outcome="the job's status is not updated this poll")
+            return False, None
+        if not result.stdout:
+            return True, current
+        parsed = parse_all_or_nothing(result.stdout)
+        if parsed.bad_line is not None:
+            self.log_job("route_hook_bad_output", job, hook=knob, line=parsed.bad_line,
+                         outcome="the job is no longer routed")
+            self._remove(job)
+            return False, None
+        update = parsed.ad
+        for name in ("MyType", "TargetType"):
+            if name in update:
+                del update[name]
+        if current is None:
+            self.log_job("route_dest_removed", job, why="the routed copy disappeared before "
+                         "its update was pushed")
+            self._remove(job)
+            return False, None
+        if len(update):
+            ok = yield SetAttrs(job.dest, update)
+            if ok is not True:
+                self.log_job("route_update_failed", job, what="the routed copy")
+                self._remove(job)
+                return False, None
+        self.log_job("route_hook_updated_copy", job, hook=knob,
+                     attributes=sorted(update, key=str.lower))
+        merged = current.copy()
+        merged.update(update)
+        return True, merged
+
     def _finalize(self, job: RoutedJob, now: int) -> Generator[Action, Any, None]:
         if job.phase is not Phase.FINISHED:
             return
         assert job.dest is not None
+        src = job.src_copy.ad
+        hook = self.knobs.hook("JOB_FINALIZE", src) or self.knobs.hook("JOB_EXIT", src)
+        if hook is not None:
+            go_on = yield from self._finalize_hook(job, hook[0], hook[1], now)
+            if not go_on:
+                return
         ok = yield SetAttrs(job.dest, ClassAd({"LeaveJobInQueue": False}))
         if ok is not True:
             self.log_job("route_finalize_failed", job)
@@ -566,6 +697,52 @@ class JobRouterLogic:
             route = self.route(job.route)
             job.is_success = route is None or not route.job_failure_test(job.src_copy.ad, now)
             self.log_job("route_finalized", job, success=job.is_success)
+        self._remove(job)
+
+    def _finalize_hook(self, job: RoutedJob, knob: str, path: str, now: int
+                       ) -> Generator[Action, Any, bool]:
+        """JOB_FINALIZE (HTCondor's ExitClient): the original then the routed copy on stdin;
+        on exit 0 what it prints is merged into the original and pushed; a non-zero exit, a
+        bad line or a failed push re-routes the job. True: finalize as usual."""
+        before = job.src_copy.ad.copy()
+        result = yield RunHook(job.src, "JOB_FINALIZE", knob, path,
+                               print_ad(before) + HOOK_SEPARATOR
+                               + print_ad(job.dest_ad or ClassAd()))
+        outcome = hook_outcome(result)
+        if outcome == "not_started":
+            self.log_job("route_hook_not_started", job, hook=knob, error=result.error,
+                         outcome="tried again next poll")
+            return False
+        if outcome == "ok" and result.stdout:
+            parsed = parse_all_or_nothing(result.stdout)
+            if parsed.bad_line is not None:
+                self.log_job("route_hook_bad_output", job, hook=knob, line=parsed.bad_line,
+                             outcome="the job is re-routed")
+                yield from self._reroute(job, now)
+                return False
+            for name, tree in parsed.ad.pairs():
+                job.src_copy.set(name, tree)
+            attrs, deleted = job.src_copy.take_dirty()
+            ok = yield SetAttrs(job.src, attrs, tuple(deleted))
+            if ok is not True:
+                self.log_job("route_update_failed", job, what="the original",
+                             outcome="the job is re-routed")
+                job.src_copy = WorkingCopy(before)
+                yield from self._reroute(job, now)
+                return False
+            self.log_job("route_hook_updated_source", job, hook=knob,
+                         attributes=sorted(parsed.ad, key=str.lower))
+        if outcome == "failed":
+            self.log_job("route_hook_failed", job, hook=knob, status=result.status_text(),
+                         outcome="the job is re-routed")
+            yield from self._reroute(job, now)
+            return False
+        return True
+
+    def _reroute(self, job: RoutedJob, now: int) -> Generator[Action, Any, None]:
+        """RerouteJob: the original back to Idle, then clean up (the copy is removed and the
+        original yielded, so it is routed afresh)."""
+        yield from self._set_idle(job, now)
         self._remove(job)
 
     def _set_idle(self, job: RoutedJob, now: int) -> Generator[Action, Any, None]:
@@ -580,6 +757,17 @@ class JobRouterLogic:
                  ) -> Generator[Action, Any, None]:
         if job.phase is not Phase.CLEANUP:
             return
+        hook = self.knobs.hook("JOB_CLEANUP", job.src_copy.ad)
+        if hook is not None and job.dest_ad is not None and len(job.dest_ad):
+            result = yield RunHook(job.src, "JOB_CLEANUP", hook[0], hook[1],
+                                   print_ad(job.dest_ad))
+            outcome = hook_outcome(result)
+            if outcome != "ok":
+                self.log_job("route_hook_failed" if outcome == "failed"
+                             else "route_hook_not_started", job, hook=hook[0],
+                             status=result.status_text(),
+                             outcome="the cleanup is tried again next poll")
+                return
         if not job.is_done and job.dest is not None:
             ok = yield RemoveJob(job.dest, "JobRouter aborted job")
             if ok is True:

@@ -8,7 +8,8 @@ REJECTED_WITH_REASON / END_NEGOTIATE on one connection, kept per connection in
 ``_sessions``), the shadow (SHADOW_UPDATE, SHADOW_EXIT, SHADOW_STARTED) and the gridmanager
 (GRIDMAN_UPDATE; grid jobs are handed to it, :mod:`.grid`). Timers: the collector update
 (every SCHEDD_INTERVAL, and SCHEDD_MIN_INTERVAL after a queue change), the periodic policy
-(PERIODIC_EXPR_INTERVAL) and the claims' keep-alives. Claims live in :mod:`.claims`.
+(PERIODIC_EXPR_INTERVAL) and the claims' keep-alives. The schedd's cron jobs (cron.py) add
+their output to the schedd ad. Claims live in :mod:`.claims`.
 After a restart, the jobs the log shows running are reconnected (:mod:`.reconnect`).
 A bad request is answered with FAILED and logged; the schedd carries on.
 """
@@ -20,17 +21,18 @@ from typing import Any
 import trio
 
 from condorsim.classad import ClassAd, ClassAdError
-from condorsim.config import KNOBS, Config, ConfigError
 from condorsim.jobs.codes import JobStatus, Universe
 from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid, managed_externally
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.submit.tool import submit_config
 from condorsim.transform import JobTransforms
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
 from . import qmgmt
 from .claims import ClaimKeeper
+from .cron import ScheddCron
 from .grid import GridLink, apply_gridmanager_update
 from .history import read_history
 from .local import LOCAL_UNIVERSES, LocalJobs, Phase, start_expressions, universe_of
@@ -45,24 +47,6 @@ _ZERO_COUNTS = {"IdleJobs": 0, "RunningJobs": 0, "HeldJobs": 0, "LocalJobsIdle":
                 "LocalJobsRunning": 0, "SchedulerJobsIdle": 0, "SchedulerJobsRunning": 0}
 
 QUEUE_COMMANDS = ("SUBMIT_JOBS", "ACT_ON_JOBS", "QEDIT", "QUERY_JOB_ADS", "QUERY_HISTORY")
-
-
-def submit_config(cfg: Config) -> dict[str, str]:
-    """The configuration condor_submit would read on this host: every knob set or defaulted.
-
-    condor_submit writes ScheddInterval, User (UID_DOMAIN), FileSystemDomain and its
-    defaults from the submit host's configuration; here the schedd translates the
-    description, so it hands over the pool's values (one UID_DOMAIN for the whole pool).
-    """
-    out: dict[str, str] = {}
-    for name in {k for k in KNOBS if "<" not in k} | set(cfg.names()):
-        try:
-            value = cfg.get(name)
-        except ConfigError:
-            continue  # a value that does not expand (a transform's own $INT(...)): not submit's
-        if value is not None:
-            out[name] = value
-    return out
 
 
 def _parse_job(text: str) -> JobId | None:
@@ -124,6 +108,8 @@ class Schedd:
                 self.negotiations = Negotiations(
                     self.queue, matched=self.claims.matched, is_pending=self.claims.is_pending,
                     before=self._cron_all, log=ctx.log)
+                self.cron = ScheddCron(ctx)
+                nursery.start_soon(self.cron.runner.run)
                 nursery.start_soon(self._update_loop)
                 nursery.start_soon(self._policy_loop)
                 nursery.start_soon(self.claims.alive_loop)
@@ -381,6 +367,7 @@ class Schedd:
             "NumUsers": len(counts), "UpdateSequenceNumber": int(now),
             **host, **self.local.ad_attrs(),
         })
+        self.cron.merge_into(ad)
         # An owner whose last job left gets one more ad with zero counts (then none).
         for owner in self._last_owners - counts.keys():
             counts[owner] = dict(_ZERO_COUNTS)

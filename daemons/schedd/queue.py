@@ -15,6 +15,7 @@ job leaves the queue when the shadow has exited (``shadow_exited`` in :mod:`.run
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,10 +174,16 @@ class JobQueue:
         Raises ScheddError with condor_submit's message; the cluster id is used up anyway.
         """
         cluster = self.store.new_cluster()
+        # SUBMIT_JOBS is condor_submit's: JobSubmitMethod 0, and $(SUBMIT_FILE) (so
+        # JobSubmitFile) when the source names the submit file in the submitter's directory.
+        # The config goes to the constructor: include, use and if read it as the text is read.
+        submit_file = source if source and iwd and os.path.isfile(os.path.join(iwd, source)) \
+            else None
         try:
-            ads = list(Submit(text, source=source or "<submit>").jobs(
+            ads = list(Submit(text, source=source or "<submit>", submit_file=submit_file,
+                              iwd=iwd or None, config=self.submit_config).jobs(
                 count=0, clusterid=cluster, qdate=now, owner=owner, iwd=iwd or None,
-                config=self.submit_config))
+                submit_method=0))
         except SubmitError as e:
             raise ScheddError(str(e)) from None
         if not ads:

@@ -8,8 +8,9 @@ every later message about the job (from the starter or the schedd) goes into tha
 so one job's events are handled one at a time, in the order they arrived, and a
 connection's handler never waits on a job. The instance
 
-1. activates the claim (ACTIVATE_CLAIM to the startd; a refusal ends it with
-   JOB_NOT_STARTED),
+1. runs the job's SHADOW_PREPARE_JOB hook, if it has one (hooks.py: it may change the job
+   ad, hold the job or send it back to idle), then activates the claim (ACTIVATE_CLAIM to
+   the startd; a refusal ends it with JOB_NOT_STARTED),
 2. learns where its starter is (REGISTER_STARTER_INFO) and forwards the schedd's suspend,
    continue, hold, remove and vacate to it,
 3. feeds the starter's reports to its :class:`~.logic.ShadowJob` and writes the user-log
@@ -45,12 +46,14 @@ import trio
 
 from condorsim.classad import ClassAd
 from condorsim.eventlog import EventLogError, EventLogWriter
+from condorsim.hooks import HookLane
 from condorsim.jobs.codes import ShadowExit
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
+from .hooks import shadow_prepare
 from .logic import LogEvent, Request, ShadowJob
 from .policy import periodic_policy_is_constant
 
@@ -60,7 +63,7 @@ PEER_ERRORS = (OSError, ConnectionClosed, ProtocolError, trio.BrokenResourceErro
 JOB_MESSAGES = (
     m.REGISTER_STARTER_INFO, m.BEGIN_EXECUTION, m.REGISTER_JOB_INFO, m.JOB_EXIT,
     m.SHADOW_HOLD, m.SHADOW_REMOVE, m.SHADOW_SUSPEND, m.SHADOW_CONTINUE, m.SHADOW_VACATE,
-    m.SHADOW_QEDIT, m.SHADOW_RECONNECT,
+    m.SHADOW_QEDIT, m.SHADOW_RECONNECT, m.ULOG,
 )
 REPLY_OK = (m.JOB_EXIT, m.SHADOW_HOLD, m.SHADOW_REMOVE, m.SHADOW_SUSPEND, m.SHADOW_CONTINUE,
             m.SHADOW_VACATE, m.SHADOW_QEDIT)
@@ -102,8 +105,10 @@ class Shadow:
         self._policy_interval = cfg.get_int("PERIODIC_EXPR_INTERVAL", 60)
         self._retry_delay = cfg.get_int("SHADOW_JOB_CLEANUP_RETRY_DELAY", 30)
         self._retries = cfg.get_int("SHADOW_MAX_JOB_CLEANUP_RETRIES", 5)
+        self._lane = HookLane(ctx.log, ctx.busy)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
+            nursery.start_soon(self._lane.serve)
             self.address = await nursery.start(
                 lambda task_status: ctx.serve(self._handle, task_status=task_status)
             )
@@ -248,6 +253,13 @@ class Shadow:
         log = self._ctx.log
         try:
             await self._schedd()  # where to report (HTCondor's shadow is told at its birth)
+            prepared = await shadow_prepare(self._ctx, self._lane, job.ad, job.job)
+            if prepared is not None and prepared.exit_code is not None:
+                await self._prepare_failed(inst, prepared.exit_code, prepared.exception,
+                                           prepared.hold)
+                return
+            if prepared is not None:
+                job.ad.update(prepared.update)  # what the starter gets; not pushed
             reply = await self._request(job.startd_addr, "startd", m.ACTIVATE_CLAIM(
                 claim_id=job.claim_id, job_ad=job.ad, shadow_addr=self.address))
             if not isinstance(reply, m.OK):
@@ -286,9 +298,25 @@ class Shadow:
             if inst.unreported is None and self.instances.get(job.job) is inst:
                 del self.instances[job.job]
 
+    async def _prepare_failed(self, inst: _Instance, exit_code: int, exception: str,
+                              hold: ClassAd | None) -> None:
+        """SHADOW_PREPARE_JOB ended the job before its claim was activated."""
+        job = inst.job
+        if exception:
+            job.set("LastShadowException", exception)
+            self._write(inst, [LogEvent("shadow_exception", trio.current_time(),
+                                        {"message": exception})])
+        for name, tree in (hold.pairs() if hold is not None else []):
+            job.set(name, tree)
+        self._ctx.log.info("shadow_prepare_hook_ended_job", job=job.job, exit_code=exit_code,
+                           why=exception or (hold.evaluate("HoldReason") if hold else ""))
+        await self._shadow_exit(inst, exit_code)
+
     async def _on_message(self, inst: _Instance, msg: Message, now: float) -> None:
         job = inst.job
-        if isinstance(msg, m.REGISTER_STARTER_INFO):
+        if isinstance(msg, m.ULOG):
+            self._write(inst, job.remote_error(msg.ad, now))
+        elif isinstance(msg, m.REGISTER_STARTER_INFO):
             addr = msg.ad.evaluate("StarterIpAddr")
             inst.starter_addr = addr if isinstance(addr, str) else None
             job.starter_ad = msg.ad
@@ -464,6 +492,10 @@ def write_event(writer: EventLogWriter, cluster: int, proc: int, event: LogEvent
         writer.evicted(cluster, proc, event.t, **f)
     elif event.kind == "terminated":
         writer.terminated(cluster, proc, event.t, **f)
+    elif event.kind == "remote_error":
+        writer.remote_error(cluster, proc, event.t, **f)
+    elif event.kind == "shadow_exception":
+        writer.shadow_exception(cluster, proc, event.t, f["message"])
     elif event.kind == "reconnected":
         writer.write_event("JOB_RECONNECTED", cluster, proc, event.t, (
             f"Job reconnected to {f['startd_name']}\n"

@@ -15,6 +15,11 @@ decides the shadow's exit code (facts 2.4, 1.4, 5.1) and the final attributes:
   (JOB_SHOULD_REMOVE) when a policy expression fires.
 * JOB_MISSED_DEFERRAL_TIME: no event; the exit code 114 tells the schedd to hold the job.
 * JOB_KILLED: what was asked for (hold, remove), else an eviction (JOB_EVICTED, requeue).
+* A starter error (a prepare hook failed: the report carries VacateReason, its code and
+  subcode, as HTCondor's ``evictJob`` records them): JOB_EVICTED with the reason, then a
+  hold (JOB_SHOULD_HOLD, the starter's hold attributes) or, for JOB_NOT_STARTED, back to
+  idle with the claim closed. The REMOTE_ERROR event came before, with the starter's
+  ULOG message (:meth:`ShadowJob.remote_error`).
 """
 
 from __future__ import annotations
@@ -187,6 +192,8 @@ class ShadowJob(DirtyAd):
                 self.set(name, tree)
         if reason == ShadowExit.JOB_MISSED_DEFERRAL_TIME:
             return ExitDecision(int(ShadowExit.JOB_MISSED_DEFERRAL_TIME), [])
+        if isinstance(ad.evaluate("VacateReason"), str) and self.request is None:
+            return self._starter_error(reason, ad, now)
         if reason == ShadowExit.JOB_SHOULD_HOLD and self.request is None:  # the starter's hold
             why = ad.evaluate("HoldReason")
             self.request = Request("hold", why if isinstance(why, str) else "",
@@ -221,6 +228,37 @@ class ShadowJob(DirtyAd):
             })])
         self.request = _request_for(outcome)
         return self._stopped(now)
+
+    def _starter_error(self, reason: int, ad: ClassAd, now: float) -> ExitDecision:
+        """The starter gave up on the job (``pseudo_ulog`` then ``evictJob``)."""
+        why = str(ad.evaluate("VacateReason"))
+        code = _int(ad.evaluate("VacateReasonCode"))
+        subcode = _int(ad.evaluate("VacateReasonSubCode"))
+        for name in ("VacateReason", "VacateReasonCode", "VacateReasonSubCode"):
+            self.set(name, ad.lookup(name))
+        self.set("LastVacateTime", int(now))
+        evicted = LogEvent("evicted", now, {"reason": why, "reason_code": code,
+                                            "reason_subcode": subcode,
+                                            "run_remote_usage": self._usage()})
+        if reason == ShadowExit.JOB_SHOULD_HOLD:
+            text = ad.evaluate("HoldReason")
+            self.request = Request("hold", text if isinstance(text, str) else why,
+                                   _int(ad.evaluate("HoldReasonCode")),
+                                   _int(ad.evaluate("HoldReasonSubCode")))
+            return ExitDecision(self._stopped(now).exit_code, [evicted])
+        return ExitDecision(int(ShadowExit.JOB_NOT_STARTED), [evicted])
+
+    def remote_error(self, event_ad: ClassAd, now: float) -> list[LogEvent]:
+        """A starter's RemoteErrorEvent (ULOG): REMOTE_ERROR, with the slot as host."""
+        slot = self.slot_ad.evaluate("Name")
+        text = event_ad.evaluate("ErrorMsg")
+        return [LogEvent("remote_error", now, {
+            "daemon": str(event_ad.evaluate("Daemon") or "starter"),
+            "host": slot if isinstance(slot, str) else self.startd_addr,
+            "text": text if isinstance(text, str) else "",
+            "critical": event_ad.evaluate("CriticalError") is True,
+            "code": _int(event_ad.evaluate("HoldReasonCode")),
+            "subcode": _int(event_ad.evaluate("HoldReasonSubCode"))})]
 
     def _commit(self, now: float) -> None:
         """A completed run's time is committed (BaseShadow::terminateJob)."""

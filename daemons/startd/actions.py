@@ -4,7 +4,8 @@ How this works
 --------------
 The slot state machine (slot.py) returns :data:`Action` values instead of doing I/O: the
 runner tells the starter to stop, suspend or continue a job, answers a REQUEST_CLAIM that
-waited for a preemption, or appends a job to the startd history. A :class:`Claim` is the
+waited for a preemption, appends a job to the startd history, starts a fetched job, or
+runs the EVICT_CLAIM hook of a fetched claim. A :class:`Claim` is the
 slot's record of one claim: the request it came with, its lease, its running job, and the
 clocks HTCondor's claim keeps (claim.cpp ``changeState``): when it was claimed, how many
 jobs it activated, and how long its jobs ran and were suspended -- the current job's
@@ -54,7 +55,26 @@ class WriteHistory:
     job_ad: ClassAd
 
 
-Action = StopJob | SuspendJob | ClaimGranted | ClaimRefused | WriteHistory
+@dataclass(frozen=True)
+class StartFetchedJob:
+    """Start the fetched job of ``claim_id`` in the starter (no shadow)."""
+
+    claim_id: str
+    job_ad: ClassAd
+
+
+@dataclass(frozen=True)
+class FetchClaimEvicted:
+    """A claim on fetched work is being evicted: run ``<keyword>_HOOK_EVICT_CLAIM`` with the
+    claim's job ad (advisory)."""
+
+    claim_id: str
+    keyword: str
+    job_ad: ClassAd
+
+
+Action = (StopJob | SuspendJob | ClaimGranted | ClaimRefused | WriteHistory | StartFetchedJob
+          | FetchClaimEvicted)
 
 
 @dataclass
@@ -78,6 +98,11 @@ class Claim:
     job_suspend: float = 0.0
     claim_run: float = 0.0
     claim_suspend: float = 0.0
+    # a claim on fetched work (no schedd): the keyword whose hook fetched it, and the key
+    # the starter knows its job by ("<cluster>.<proc>@<slot>")
+    fetched: bool = False
+    keyword: str = ""
+    fetch_key: str = ""
 
     @property
     def user(self) -> str:
@@ -117,6 +142,10 @@ class Claim:
             "TotalClaimSuspendTime": self.claim_suspend + suspend,
         }
         return {k: int(v) for k, v in values.items() if int(v) > 0}
+
+    def starter_job(self) -> str:
+        """How the starter names this claim's job (STARTER_REMOVE, STARTER_SUSPEND)."""
+        return self.fetch_key if self.fetched else self.job_id()
 
     def job_id(self) -> str:
         ad = self.job_ad if self.job_ad is not None else self.request_ad

@@ -11,6 +11,11 @@ activity changed. Every UPDATE_INTERVAL (first after UPDATE_OFFSET) all slot ads
 the collector. A policy timer evaluates the policy every POLLING_INTERVAL while some
 expression can change its mind, and wakes at each claim lease deadline.
 
+Hooks (docs/hooks.md): the fetch-work hooks run in hooks.py (a slot that fetches a job
+holds a *fetched* claim: no schedd, its job started here with STARTER_START and no
+shadow); every machine's startd cron jobs and benchmarks run in cron.py and their output
+is merged into its slot ads. DC_RECONFIG re-reads the hooks' and the cron jobs' knobs.
+
 The starter process of this startd is found through the collector: the ad with
 ``MyType == "Starter"`` and ``StartdDaemon`` equal to this daemon's name. As HTCondor's
 startd reaps its starters, this one notices its starter process die: it holds a
@@ -24,10 +29,12 @@ restarted starter.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import trio
 
 from condorsim.classad import ClassAd
+from condorsim.hooks import machine_lookup
 from condorsim.jobs.codes import ShadowExit
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
@@ -35,7 +42,18 @@ from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 from daemons.starter.watch import wait_until_gone
 
-from .actions import Action, ClaimGranted, ClaimRefused, StopJob, SuspendJob, WriteHistory
+from .actions import (
+    Action,
+    ClaimGranted,
+    ClaimRefused,
+    FetchClaimEvicted,
+    StartFetchedJob,
+    StopJob,
+    SuspendJob,
+    WriteHistory,
+)
+from .cron import RUN_BENCHMARKS_DEFAULT, MachineCron
+from .hooks import StartdHooks
 from .logic import StartdState, history_record
 from .machines import POLICY_KNOBS, read_machines
 from .slot import Slot
@@ -57,6 +75,7 @@ class Startd:
         self._starter_lookup = trio.Lock()
         self._collector_conn: Conn | None = None
         self._collector_lock = trio.Lock()
+        self._updates_due: set[tuple[float, str, str]] = set()
         self._watched: set[str] = set()  # starter addresses whose death we watch for
         # claim id -> (job, shadow address, starter address) of each activation
         self._activations: dict[str, tuple[str, str, str]] = {}
@@ -73,7 +92,8 @@ class Startd:
         self._needs_polling = any(
             not mach.policy[k].is_literal for mach in machines for k in _DYNAMIC_POLICY
         ) or any(mach.policy["PREEMPT"].literal_value is True for mach in machines
-                 if mach.policy["PREEMPT"].is_literal)
+                 if mach.policy["PREEMPT"].is_literal) or \
+            (cfg.get("RunBenchmarks") or RUN_BENCHMARKS_DEFAULT).strip() != RUN_BENCHMARKS_DEFAULT
         self._history = ctx.path("STARTD_HISTORY", "spool/startd_history")
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
@@ -87,10 +107,71 @@ class Startd:
             for slot in self.state.slots:
                 self._log_transitions(slot)
                 slot.ad_changed = False
+            self.hooks = StartdHooks(self, cfg, trio.current_time())
+            self.crons = [self._machine_cron(cfg, mach) for mach in machines]
+            nursery.start_soon(self.hooks.lane.serve)
+            nursery.start_soon(self.hooks.fetch_loop)
+            for mc in self.crons:
+                nursery.start_soon(mc.run)
+            nursery.start_soon(self._first_benchmarks)
             nursery.start_soon(self._update_loop)
             nursery.start_soon(self._policy_loop)
             ctx.log.info("startd_ready", slots=len(self.state.slots), address=address)
             task_status.started(address)
+
+    def _machine_cron(self, cfg: Any, machine: Any) -> MachineCron:
+        assert self.state is not None
+        slots = [s for s in self.state.slots if s.machine is machine]
+        return MachineCron(machine, slots, self.state.common, machine_lookup(cfg, machine.name),
+                           log=self._ctx.log, run_dir=self._ctx.run_dir, busy=self._ctx.busy,
+                           send_ads=self._send_at_end_of_instant)
+
+    @property
+    def ctx(self) -> DaemonContext:
+        return self._ctx
+
+    async def after(self, slot: Slot, actions: list[Action]) -> None:
+        """Carry out what a slot decided (for hooks.py)."""
+        await self._after(slot, actions)
+
+    def _send_at_end_of_instant(self, slots: list[Slot]) -> None:
+        """A cron job asked for an update: the slots' ads go once this instant is over."""
+        now = trio.current_time()
+        key = (now, "startd cron update", slots[0].machine.name if slots else "")
+        if key in self._updates_due:
+            return
+        self._updates_due.add(key)
+
+        def send() -> None:
+            self._updates_due.discard(key)
+            for slot in slots:
+                slot.ad_changed = True
+            self._nursery.start_soon(self._publish_all, slots)
+
+        self._ctx.at_end_of_instant(key, send)
+
+    async def _publish_all(self, slots: list[Slot]) -> None:
+        for slot in slots:
+            await self._publish(slot)
+
+    async def _first_benchmarks(self) -> None:
+        """Benchmarks at the first evaluation of the slots (one POLLING_INTERVAL in)."""
+        await trio.sleep(self._polling)
+        self._check_benchmarks(trio.current_time())
+
+    def _check_benchmarks(self, now: float) -> None:
+        assert self.state is not None
+        state = self.state
+        for mc in self.crons:
+            mc.check_benchmarks(now, lambda slot: state.slot_ad(slot, now))
+
+    def _reconfig(self) -> None:
+        """DC_RECONFIG: the hooks' and the cron jobs' knobs are read again."""
+        cfg = self._ctx.config.with_subsystem(self._ctx.config.subsystem)
+        self._ctx.log.info("reconfig", what="hooks and daemon cron jobs")
+        self.hooks.reconfig(cfg)
+        for mc in self.crons:
+            mc.reconfig(machine_lookup(cfg, mc.machine.name))
 
     # -- collector updates ---------------------------------------------------------------
 
@@ -132,6 +213,7 @@ class Startd:
         if slot.ad_changed:
             await self._publish(slot)
         self._wakeup.set()
+        self.hooks.wake()
         for action in actions:
             if not isinstance(action, WriteHistory):
                 await self._do(action, slot)
@@ -164,6 +246,7 @@ class Startd:
             poll_due = polling and now >= next_poll
             if poll_due:
                 next_poll = now + self._polling
+                self._check_benchmarks(now)
             for slot in self.state.slots:
                 deadline = slot.next_deadline()
                 if not poll_due and (deadline is None or deadline > now):
@@ -188,6 +271,10 @@ class Startd:
             self._nursery.start_soon(self._tell_starter, msg)
         elif isinstance(action, WriteHistory):
             self._write_history(action.job_ad)
+        elif isinstance(action, StartFetchedJob):
+            self._nursery.start_soon(self._start_fetched, slot, action)
+        elif isinstance(action, FetchClaimEvicted):
+            self.hooks.evicted(slot, action)
 
     def _write_history(self, job_ad: ClassAd) -> None:
         path = self._history
@@ -198,6 +285,10 @@ class Startd:
                 f.write(history_record(job_ad, offset, trio.current_time()))
         except OSError as e:
             self._ctx.log.warning("startd_history_failed", path=str(path), error=str(e))
+
+    async def starter_address(self) -> str | None:
+        """This startd's starter's address (looked up in the collector), or None."""
+        return await self._find_starter()
 
     async def _find_starter(self) -> str | None:
         async with self._starter_lookup:
@@ -242,14 +333,17 @@ class Startd:
             del self._activations[claim_id]
             slot = self.state.slot_for_claim(claim_id)
             if slot is None or slot.claim is None or slot.claim.claim_id != claim_id or \
-                    slot.claim.job_ad is None or slot.claim.job_id() != job:
+                    slot.claim.job_ad is None or slot.claim.starter_job() != job:
                 continue
             ad = slot.claim.starter_ad.copy()  # the last update the starter sent
             ad.update({"ExitBySignal": True, "ExitSignal": 9, "ExitReason": "died on signal 9",
                        "JobCoreDumped": False})
             await self._after(slot, slot.starter_exited(claim_id, now))
-            self._nursery.start_soon(self._tell_shadow, shadow, m.JOB_EXIT(
-                job=job, reason=int(ShadowExit.JOB_KILLED), ad=ad))
+            if shadow:
+                self._nursery.start_soon(self._tell_shadow, shadow, m.JOB_EXIT(
+                    job=job, reason=int(ShadowExit.JOB_KILLED), ad=ad))
+            else:
+                self.hooks.starter_exited(slot)
 
     async def _tell_shadow(self, address: str, msg: Message) -> None:
         try:
@@ -291,6 +385,9 @@ class Startd:
             self._activations.pop(msg.claim_id, None)
             if slot is not None:
                 await self._after(slot, slot.starter_exited(msg.claim_id, now))
+                self.hooks.starter_exited(slot)
+        elif isinstance(msg, (m.DC_RECONFIG, m.DC_RECONFIG_FULL)):
+            self._reconfig()  # no answer, as the other daemons
         elif isinstance(msg, (m.DEACTIVATE_CLAIM, m.DEACTIVATE_CLAIM_FORCIBLY, m.RELEASE_CLAIM)):
             actions = None
             if slot is not None:
@@ -357,10 +454,29 @@ class Startd:
             if self._starter_addr is not None and slot.claim is not None and \
                     slot.claim.claim_id == msg.claim_id and slot.job_running:
                 self._activations[msg.claim_id] = (
-                    slot.claim.job_id(), msg.shadow_addr, self._starter_addr)
+                    slot.claim.starter_job(), msg.shadow_addr, self._starter_addr)
             await conn.send(m.OK())
             return
         slot.activation_failed(trio.current_time())
         await self._after(slot, [])
         why = reply.reason if isinstance(reply, m.FAILED) else "no starter is available"
         await conn.send(m.FAILED(reason=f"cannot start the job: {why}"))
+
+    async def _start_fetched(self, slot: Slot, action: StartFetchedJob) -> None:
+        """STARTER_START for a fetched job: no shadow (``shadow_addr`` empty)."""
+        assert self.state is not None
+        now = trio.current_time()
+        start = m.STARTER_START(claim_id=action.claim_id, job_ad=action.job_ad, shadow_addr="",
+                                slot_ad=self.state.slot_ad(slot, now))
+        reply = await self._tell_starter(start)
+        claim = slot.claim
+        if isinstance(reply, m.OK):
+            if self._starter_addr is not None and claim is not None and \
+                    claim.claim_id == action.claim_id and slot.job_running:
+                self._activations[action.claim_id] = (claim.starter_job(), "",
+                                                      self._starter_addr)
+            return
+        why = reply.reason if isinstance(reply, m.FAILED) else "no starter is available"
+        self._ctx.log.warning("fetched_job_not_started", slot=slot.name, reason=why)
+        if claim is not None and claim.claim_id == action.claim_id:
+            await self._after(slot, slot.fetched_start_failed(trio.current_time()))

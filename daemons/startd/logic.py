@@ -40,6 +40,7 @@ class StartdState:
             "MyAddress": address, "StartdIpAddr": address, "UidDomain": uid_domain,
             "FileSystemDomain": filesystem_domain, "DaemonStartTime": self.start_time,
         })
+        self.common = common
         self.slots: list[Slot] = []
         for machine in machines:
             for n in range(1, machine.slots + 1):

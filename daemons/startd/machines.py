@@ -8,6 +8,11 @@ hosts one machine, "localhost", with NUM_CPUS static slots. Each machine's knobs
 CLOCK_OFFSET); the machine's cpus, memory and disk are split evenly over its slots.
 Policy expressions (START, RANK, SUSPEND, ...) fall back to the pool-wide knobs. A bad
 value raises :class:`MachineConfigError` naming the knob. docs/startd.md lists the knobs.
+
+HTCondor's STARTD_ATTRS (and its old name STARTD_EXPRS) names knobs whose values are
+put in every slot ad; FetchWorkDelay and the hook keywords (``SLOT<N>_JOB_HOOK_KEYWORD``,
+else ``STARTD_JOB_HOOK_KEYWORD``) are read here too. These knobs may be set for one
+machine as ``SIM_MACHINE_<name>_<KNOB>`` (docs/hooks.md).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass, field
 
 from condorsim.classad import ClassAd, ClassAdError, ExprTree, parse_expr
 from condorsim.config import Config, ConfigError, split_list
+from condorsim.hooks import Lookup, machine_lookup
 
 DEFAULT_MEMORY_MB = 2048
 DEFAULT_DISK_KB = 10_000_000
@@ -45,6 +51,8 @@ class MachineSpec:
     killing_timeout: int = 30  # KILLING_TIMEOUT: a starter that ignores a kill is given up
     policy: dict[str, ExprTree] = field(default_factory=dict)
     extra_attrs: ClassAd = field(default_factory=ClassAd)
+    fetch_delay: ExprTree | None = None  # FetchWorkDelay
+    hook_keywords: tuple[str | None, ...] = ()  # each slot's fetch-work keyword
 
     def slot_share(self) -> tuple[int, int, int]:
         """(cpus, memory, disk) of each slot: the machine's resources split evenly."""
@@ -96,17 +104,48 @@ def read_machine(config: Config, name: str) -> MachineSpec:
         knob: _expr(config, prefix + knob.upper(), knob, _POLICY_DEFAULTS[knob])
         for knob in POLICY_KNOBS
     }
+    lookup = machine_lookup(config, name)
+    extra = _startd_attrs(lookup)
     attrs_text = config.get(prefix + "ATTRS")
-    extra = ClassAd()
     if attrs_text:
         try:
-            extra = ClassAd.parse(attrs_text)
+            extra.update(ClassAd.parse(attrs_text))
         except ClassAdError as e:
             raise MachineConfigError(f"{prefix}ATTRS = {attrs_text!r} is not a ClassAd: {e}") \
                 from None
+    delay_text = lookup("FetchWorkDelay")
+    try:
+        delay = parse_expr(delay_text) if delay_text else None
+    except ClassAdError as e:
+        raise MachineConfigError(f"FetchWorkDelay = {delay_text!r} is not a ClassAd "
+                                 f"expression: {e}") from None
+    keywords = tuple(_keyword(lookup, n) for n in range(1, slots + 1))
     return MachineSpec(name=name, slots=slots, cpus=cpus, memory=memory, disk=disk,
                        clock_offset=offset, killing_timeout=_int(config, "KILLING_TIMEOUT", 30),
-                       policy=policy, extra_attrs=extra)
+                       policy=policy, extra_attrs=extra, fetch_delay=delay,
+                       hook_keywords=keywords)
+
+
+def _keyword(lookup: Lookup, slot_id: int) -> str | None:
+    """The slot's fetch-work hook keyword (``Resource::getHookKeyword``)."""
+    value = lookup(f"SLOT{slot_id}_JOB_HOOK_KEYWORD") or lookup("STARTD_JOB_HOOK_KEYWORD")
+    return value.strip() if value and value.strip() else None
+
+
+def _startd_attrs(lookup: Lookup) -> ClassAd:
+    """The knobs STARTD_ATTRS / STARTD_EXPRS name, as slot attributes."""
+    ad = ClassAd()
+    for list_knob in ("STARTD_EXPRS", "STARTD_ATTRS"):
+        for attr in split_list(lookup(list_knob) or ""):
+            text = lookup(attr)
+            if text is None:
+                continue
+            try:
+                ad[attr] = parse_expr(text)
+            except ClassAdError as e:
+                raise MachineConfigError(f"{attr} = {text!r} (named by {list_knob}) is not a "
+                                         f"ClassAd expression: {e}") from None
+    return ad
 
 
 def read_machines(config: Config) -> list[MachineSpec]:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from condorsim.classad import ClassAd, EvalContext, ExprTree, parse_expr, rank, symmetric_match
 
@@ -44,6 +45,8 @@ from .actions import (
     Claim,
     ClaimGranted,
     ClaimRefused,
+    FetchClaimEvicted,
+    StartFetchedJob,
     StopJob,
     SuspendJob,
     WriteHistory,
@@ -52,6 +55,22 @@ from .machines import MachineSpec
 from .states import Activity, Event, State, next_state
 
 _REQUIREMENTS = parse_expr("START")
+
+
+@dataclass(frozen=True)
+class FetchDecision:
+    """What the slot made of a fetch hook's answer (HTCondor's ``handleHookFetchWork``).
+
+    ``job_ad`` is the fetched ad as the slot will run it (HookKeyword and Request*
+    filled in), ``reason`` says why it was refused, ``claim_id`` is the claim REPLY_FETCH is
+    told about (the slot's current claim, else the id it offers).
+    """
+
+    accepted: bool
+    job_ad: ClassAd | None
+    claim_id: str = ""
+    reason: str = ""
+    actions: list[Action] = field(default_factory=list)
 
 
 def _true(value: object) -> bool:
@@ -85,6 +104,12 @@ class Slot:
         self.preempting: Claim | None = None  # waits for the running job to leave
         self.ad_changed = True
         self.transitions: list[tuple[float, State, Activity, Event]] = []
+        # set by the runner: the keyword of this slot's fetch-work hooks (None: it fetches
+        # no work), attributes it publishes (fetch figures, LastBenchmark), and where the
+        # machine's daemon cron output is merged from
+        self.fetch_keyword: str | None = None
+        self.published = ClassAd()
+        self.cron_merge: Callable[[ClassAd, int], ClassAd] | None = None
         self.tick(now)
 
     # -- helpers -------------------------------------------------------------------------
@@ -160,22 +185,25 @@ class Slot:
         # a preempting slot takes no further match (the docs: Requirements is False)
         ad["Requirements"] = False if self.state == State.PREEMPTING else _REQUIREMENTS
         claim = self.claim
-        if not with_claim:
-            return ad
-        if claim is not None and self.state in (State.CLAIMED, State.PREEMPTING):
+        if with_claim and claim is not None and self.state in (State.CLAIMED, State.PREEMPTING):
             ad.update(claim.times(now))
             ad["CurrentRank"] = claim.rank
             ad["RemoteOwner"] = claim.user
             ad["RemoteUser"] = claim.user
-            ad["ClientMachine"] = _host(claim.scheduler_addr)
+            if not claim.fetched:
+                ad["ClientMachine"] = _host(claim.scheduler_addr)
             if claim.job_ad is not None:
                 ad["JobId"] = claim.job_id()
                 ad["JobStart"] = int(claim.job_started)
                 gjid = claim.job_ad.evaluate("GlobalJobId")
                 if type(gjid) is str:
                     ad["GlobalJobId"] = gjid
-        else:
+        elif with_claim:
             ad["CurrentRank"] = 0.0
+        if len(self.published):
+            ad.update(self.published)
+        if self.cron_merge is not None:
+            ad.update(self.cron_merge(ad, self.slot_id))
         return ad
 
     # -- events --------------------------------------------------------------------------
@@ -268,7 +296,7 @@ class Slot:
         if self.claim.job_ad is None:
             return []
         self.claim.set_clock("", now)  # HTCondor's claim is Vacating: its clocks stop
-        return [StopJob(claim_id, self.claim.job_id())]
+        return [StopJob(claim_id, self.claim.starter_job())]
 
     def release(self, claim_id: str, now: float) -> list[Action] | None:
         """RELEASE_CLAIM (or a lapsed lease): the claim ends. None: unknown claim."""
@@ -295,11 +323,95 @@ class Slot:
         times = [self.preempting.lease_deadline] if self.preempting is not None else []
         if self.claim is not None and self.state == State.CLAIMED:
             times.append(self.claim.lease_deadline)  # a claim being preempted is ending
-            if self.activity == Activity.IDLE and self.claim.activations > 0:
+            if self.activity == Activity.IDLE and self.claim.activations > 0 and \
+                    not self.claim.fetched:
                 worklife = self.worklife(self.claim.claimed_at)
                 if worklife >= 0:
                     times.append(self.claim.claimed_at + worklife + 1)
+        times = [t for t in times if math.isfinite(t)]  # a fetched claim has no lease
         return min(times) if times else None
+
+    # -- fetched work ----------------------------------------------------------------------
+
+    def idle_fetch_claim(self) -> bool:
+        """Claimed/Idle on a fetched claim: the starter of its last job has exited."""
+        return (self.claim is not None and self.claim.fetched
+                and (self.state, self.activity) == (State.CLAIMED, Activity.IDLE))
+
+    def fetched_work(self, job_ad: ClassAd | None, now: float) -> FetchDecision:
+        """The fetch hook's answer: a job ad, or None for no work (see FetchDecision)."""
+        idle_fetch = self.idle_fetch_claim()
+        if job_ad is None:
+            # out of work: an idle fetched claim is evicted, the slot goes back to Owner
+            return FetchDecision(False, None, reason="no work",
+                                 actions=self._vacate(now, Event.VACATE) if idle_fetch else [])
+        job = job_ad.copy()
+        for attr in ("RequestCpus", "RequestMemory", "RequestDisk"):
+            if job.lookup(attr) is None:
+                job[attr] = 1
+        if not isinstance(job.evaluate("HookKeyword"), str) and self.fetch_keyword:
+            job["HookKeyword"] = self.fetch_keyword
+        claim_id = self.claim.claim_id if self.claim is not None else self.offered_claim_id
+        new_rank = 0.0
+        reason = ""
+        if self.state == State.PREEMPTING:
+            reason = "still preempting the previous job"
+        elif not _true(self.machine.policy["START"].evaluate(
+                my=self.ad(now), target=job, ctx=EvalContext(now=int(now)))):
+            reason = "the slot's Requirements (START) are not met by the fetched job"
+        else:
+            new_rank = rank(self.ad(now), job, EvalContext(now=int(now)))
+            if self.state == State.CLAIMED and not idle_fetch and self.claim is not None \
+                    and new_rank <= self.claim.rank:
+                reason = "the fetched job does not rank higher than the claim's job"
+        if reason:
+            actions = self._vacate(now, Event.VACATE) if idle_fetch else []
+            return FetchDecision(False, job, claim_id, reason, actions)
+        if idle_fetch:
+            assert self.claim is not None
+            self.claim.request_ad = job
+            return FetchDecision(True, job, claim_id, actions=self._start_fetched(job, now))
+        claim = self._fetch_claim(job, new_rank, now)
+        if self.state == State.CLAIMED:
+            assert self.claim is not None
+            self.preempting = claim  # rank preemption: the current job retires first
+            if self.claim.job_ad is not None:
+                return FetchDecision(True, job, claim_id, actions=self._retire(now))
+            return FetchDecision(True, job, claim_id, actions=self._vacate(now, Event.VACATE))
+        if self.state == State.OWNER:
+            self._go(Event.START_TRUE, now)
+        self.claim = claim
+        self._go(Event.CLAIMED, now)
+        return FetchDecision(True, job, claim_id, actions=self._start_fetched(job, now))
+
+    def _fetch_claim(self, job: ClassAd, job_rank: float, now: float) -> Claim:
+        claim_id = self.offered_claim_id
+        self.offered_claim_id = self._fresh_id()
+        self.ad_changed = True
+        cluster, proc = job.evaluate("ClusterId"), job.evaluate("ProcId")
+        key = (f"{cluster if type(cluster) is int else 1}.{proc if type(proc) is int else 0}"
+               f"@{self.name}")
+        return Claim(claim_id=claim_id, request_ad=job, scheduler_addr="",
+                     lease_deadline=math.inf, rank=job_rank, claimed_at=now, fetched=True,
+                     keyword=self.fetch_keyword or "", fetch_key=key)
+
+    def _start_fetched(self, job: ClassAd, now: float) -> list[Action]:
+        """Claimed/Idle on a fetched claim: its job starts at once (spawnFetchedWork)."""
+        claim = self.claim
+        assert claim is not None and claim.fetched
+        claim.job_ad = job
+        claim.job_started = now
+        claim.starter_ad = ClassAd()
+        claim.begin_job(now)
+        self._go(Event.ACTIVATED, now)
+        return [StartFetchedJob(claim.claim_id, job)]
+
+    def fetched_start_failed(self, now: float) -> list[Action]:
+        """The starter would not run the fetched job: the claim is given up (Owner)."""
+        if self.claim is None or not self.claim.fetched or self.activity != Activity.BUSY:
+            return []
+        self.activation_failed(now)
+        return self._vacate(now, Event.VACATE)
 
     # -- CLAIM_WORKLIFE --------------------------------------------------------------------
 
@@ -316,7 +428,7 @@ class Slot:
     def worklife_expired(self, now: float) -> bool:
         """True when the claim has run a job and is older than CLAIM_WORKLIFE."""
         claim = self.claim
-        if claim is None or claim.activations == 0:
+        if claim is None or claim.activations == 0 or claim.fetched:
             return False
         worklife = self.worklife(now)
         return worklife >= 0 and int(now - claim.claimed_at) > worklife
@@ -329,16 +441,19 @@ class Slot:
     # -- preemption ------------------------------------------------------------------------
 
     def _vacate(self, now: float, event: Event) -> list[Action]:
-        assert self.claim is not None
-        job = self.claim.job_id() if self.claim.job_ad is not None else ""
-        if event == Event.VACATE and self.claim.job_ad is not None and not _true(
+        claim = self.claim
+        assert claim is not None
+        evicted: list[Action] = [FetchClaimEvicted(claim.claim_id, claim.keyword,
+                                                   claim.request_ad)] if claim.fetched else []
+        job = claim.starter_job() if claim.job_ad is not None else ""
+        if event == Event.VACATE and claim.job_ad is not None and not _true(
                 self._eval("WANT_VACATE", self._job(), now)):
             event = Event.KILL
         self._go(event, now)
-        if self.claim.job_ad is None:
-            return self._preemption_over(now)
-        self.claim.set_clock("", now)  # Vacating/Killing: the claim's clocks stop
-        return [StopJob(self.claim.claim_id, job)]
+        if claim.job_ad is None:
+            return evicted + self._preemption_over(now)
+        claim.set_clock("", now)  # Vacating/Killing: the claim's clocks stop
+        return [*evicted, StopJob(claim.claim_id, job)]
 
     def _retire(self, now: float) -> list[Action]:
         """Claimed/Retiring: the job may run to MAXJOBRETIREMENTTIME, then it is vacated."""
@@ -357,6 +472,8 @@ class Slot:
             self.claim, self.preempting = self.preempting, None
             self.claim.claimed_at = now  # the claim starts its life when it takes over
             self._go(Event.CLAIMED, now)
+            if self.claim.fetched:  # Claimed/Idle on a fetched claim: spawn its job
+                return self._start_fetched(self.claim.request_ad, now)
             return [ClaimGranted(self.claim.claim_id)]
         self.claim = None
         self._go(Event.PREEMPTED_DONE, now)
@@ -391,14 +508,14 @@ class Slot:
                     if _true(self._eval("SUSPEND", job, now)):
                         self._go(Event.SUSPEND, now)
                         claim.set_clock("suspend", now)
-                        actions.append(SuspendJob(claim.claim_id, claim.job_id(), True))
+                        actions.append(SuspendJob(claim.claim_id, claim.starter_job(), True))
                 elif _true(self._eval("PREEMPT", job, now)):
                     actions += self._retire(now)
             elif self.activity == Activity.SUSPENDED:
                 if _true(self._eval("CONTINUE", job, now)):
                     self._go(Event.CONTINUE, now)
                     claim.set_clock("run", now)
-                    actions.append(SuspendJob(claim.claim_id, claim.job_id(), False))
+                    actions.append(SuspendJob(claim.claim_id, claim.starter_job(), False))
                 elif _true(self._eval("PREEMPT", job, now)):
                     actions += self._retire(now)
             elif self.activity == Activity.RETIRING and now >= self.retire_deadline:

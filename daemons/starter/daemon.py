@@ -16,6 +16,14 @@ instance task, which
    and at once on suspend and unsuspend,
 5. reports JOB_EXIT to the shadow and STARTER_EXITED to the startd.
 
+Hooks (docs/hooks.md): before the input transfer the instance runs
+PREPARE_JOB_BEFORE_TRANSFER, after it PREPARE_JOB (each may change the job ad, or hold the
+job or send it back to idle), UPDATE_JOB_INFO at each periodic update and JOB_EXIT before
+it reports the exit (hooks.py decides, hookrun.py runs). A job with no shadow
+(``shadow_addr`` empty: the startd fetched it) talks to no shadow: its events go to its
+``StarterUserLog`` (localjob.py) and its last figures to the startd in a final
+STARTER_UPDATE.
+
 STARTER_SUSPEND / CONTINUE / HOLD / REMOVE only change the instance's state and wake its
 task, so a connection's handler never waits on a job. Each instance keeps one connection
 to its shadow (messages arrive in the order sent) and one to its startd.
@@ -38,12 +46,16 @@ from dataclasses import dataclass, field
 import trio
 
 from condorsim.classad import ClassAd
+from condorsim.hooks import HookLane, JobHooks
 from condorsim.jobs.codes import ShadowExit
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
+from .hookrun import run_job_exit, run_prepare, submit_update_info
+from .hooks import PrepareOutcome, remote_error_ad, starter_hooks
+from .localjob import LocalLog
 from .logic import (
     DeferralAction,
     PayloadClock,
@@ -58,6 +70,8 @@ from .real import SpawnError, spawn
 from .watch import wait_until_gone
 
 AD_INTERVAL = 300
+STARTER_ERROR_CODE = 1007
+"""HTCondor's ``CONDOR_HOLD_CODE::StarterError``: a starter error without a hold code (vacate)."""
 PEER_ERRORS = (OSError, ConnectionClosed, ProtocolError, trio.BrokenResourceError,
                trio.ClosedResourceError)
 
@@ -69,6 +83,14 @@ def _number(ad: ClassAd, attr: str) -> float:
 
 def _job_id(ad: ClassAd) -> str:
     return f"{ad.evaluate('ClusterId')}.{ad.evaluate('ProcId')}"
+
+
+def _fetched_key(ad: ClassAd, slot_ad: ClassAd) -> str:
+    """A fetched job's name here: ``<cluster>.<proc>@<slot>`` (1.0 when the ad has none,
+    as HTCondor's JICLocal), so that jobs of several slots with one id do not collide."""
+    cluster, proc, slot = ad.evaluate("ClusterId"), ad.evaluate("ProcId"), slot_ad.evaluate("Name")
+    return (f"{cluster if type(cluster) is int else 1}.{proc if type(proc) is int else 0}"
+            f"@{slot if isinstance(slot, str) else '?'}")
 
 
 class _Peer:
@@ -124,12 +146,15 @@ class _Instance:
     shadow: _Peer
     startd: _Peer
     suspended: bool = False  # asked to be suspended (also before the payload starts)
-    kill: str | None = None  # "hold", "remove" or "startd_gone" once asked to stop
+    kill: str | None = None  # "hold", "remove", "evict" or "startd_gone" once asked to stop
     clock: PayloadClock | None = None
     update_now: bool = False
     process: trio.Process | None = None  # the real executable (SIM_EXECUTE_REAL_JOBS)
     returncode: int | None = None
     wake: trio.Event = field(default_factory=trio.Event)
+    fetched: bool = False  # no shadow: the startd fetched this job
+    hooks: JobHooks = field(default_factory=JobHooks)
+    local: LocalLog | None = None  # a fetched job's StarterUserLog
 
 
 class Starter:
@@ -138,6 +163,10 @@ class Starter:
         self._pids = itertools.count(1000)
         self._watched: set[str] = set()  # startd addresses whose death we watch for
 
+    @property
+    def ctx(self) -> DaemonContext:
+        return self._ctx
+
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self._ctx = ctx
         self._initial = ctx.config.get_int("STARTER_INITIAL_UPDATE_INTERVAL", 8)
@@ -145,8 +174,10 @@ class Starter:
         self._default_runtime = ctx.config.get_float("SIM_DEFAULT_RUNTIME", 600)
         self._real = ctx.config.get_bool("SIM_EXECUTE_REAL_JOBS", False)
         self._execute_dir = str(ctx.path("EXECUTE", "execute"))
+        self._lane = HookLane(ctx.log, ctx.busy)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
+            nursery.start_soon(self._lane.serve)
             self.address = await nursery.start(
                 lambda task_status: ctx.serve(self._handle, task_status=task_status)
             )
@@ -196,7 +227,10 @@ class Starter:
             if inst.clock is not None and inst.clock.resume(now):
                 inst.update_now = True
         elif isinstance(msg, m.STARTER_HOLD | m.STARTER_REMOVE) and inst.kill is None:
-            inst.kill = "hold" if isinstance(msg, m.STARTER_HOLD) else "remove"
+            # the startd stops a job to evict it (preemption, PREEMPT, a release)
+            from_startd = conn.peer.startswith("startd")
+            inst.kill = "hold" if isinstance(msg, m.STARTER_HOLD) else \
+                "evict" if from_startd else "remove"
         self._signal(inst, msg)
         self._ctx.log.info("job_command", job=inst.job, cmd=msg.command)
         inst.wake.set()
@@ -217,18 +251,28 @@ class Starter:
                 pass
 
     def _start(self, msg: m.STARTER_START) -> Message:
-        if type(msg.job_ad.evaluate("ClusterId")) is not int or \
-                type(msg.job_ad.evaluate("ProcId")) is not int:
+        fetched = not msg.shadow_addr
+        if not fetched and (type(msg.job_ad.evaluate("ClusterId")) is not int or
+                            type(msg.job_ad.evaluate("ProcId")) is not int):
             return m.FAILED(reason="the job ad has no integer ClusterId and ProcId")
-        job = _job_id(msg.job_ad)
+        job = _fetched_key(msg.job_ad, msg.slot_ad) if fetched else _job_id(msg.job_ad)
         if job in self.instances:
             return m.FAILED(reason=f"job {job} already runs in this starter")
+        hooks = starter_hooks(self._ctx.config, msg.job_ad, msg.slot_ad, self._ctx.run_dir)
+        for event, fields in hooks.notes:
+            self._ctx.log.info(event, job=job, **fields)
+        if hooks.failed is not None:  # HTCondor's StarterHookMgr::reconfig fails: no job
+            self._ctx.log.error("job_hooks_unusable", job=job, error=hooks.failed)
+            return m.FAILED(reason=f"the job's hooks cannot be used: {hooks.failed}")
         slot_addr = msg.slot_ad.evaluate("MyAddress")
         inst = _Instance(
             job=job, claim_id=msg.claim_id, job_ad=msg.job_ad.copy(), slot_ad=msg.slot_ad,
             pid=next(self._pids),
-            shadow=_Peer(self._ctx, msg.shadow_addr, "shadow"),
+            shadow=_Peer(self._ctx, msg.shadow_addr or None, "shadow"),
             startd=_Peer(self._ctx, slot_addr if isinstance(slot_addr, str) else None, "startd"),
+            fetched=fetched, hooks=hooks,
+            local=LocalLog(msg.job_ad, self._ctx.run_dir, self._ctx.log, self._userlog_format())
+            if fetched else None,
         )
         self.instances[job] = inst
         if inst.startd.address is not None and inst.startd.address not in self._watched:
@@ -236,6 +280,52 @@ class Starter:
             self._nursery.start_soon(self._watch_startd, inst.startd.address)
         self._nursery.start_soon(self._run_instance, inst)
         return m.OK()
+
+    def _userlog_format(self) -> str:
+        return self._ctx.config.get("DEFAULT_USERLOG_FORMAT_OPTIONS") or "iso"
+
+    def _slot_name(self, inst: _Instance) -> str:
+        name = inst.slot_ad.evaluate("Name")
+        return name if isinstance(name, str) else "?"
+
+    async def _prepare(self, inst: _Instance, hook_type: str) -> bool:
+        """Run a prepare hook; False when it ended the job (held, back to idle)."""
+        outcome = await run_prepare(self, self._lane, inst, hook_type)
+        if outcome is None:
+            return True
+        if outcome.remote_error:
+            await self._remote_error(inst, outcome)
+        if outcome.action == "continue":
+            return True
+        await self._prepare_failed(inst, outcome)
+        return False
+
+    async def _remote_error(self, inst: _Instance, outcome: PrepareOutcome) -> None:
+        """What HTCondor's ``notifyStarterError`` writes to the job's event log."""
+        critical = outcome.status != 0
+        if inst.local is not None:
+            inst.local.remote_error(trio.current_time(), self._slot_name(inst), outcome.log_msg,
+                                    critical, outcome.hold_code, outcome.status)
+        elif not inst.fetched:
+            await inst.shadow.send(m.ULOG(job=inst.job, ad=remote_error_ad(
+                outcome.log_msg, critical, outcome.hold_code, outcome.status)))
+
+    async def _prepare_failed(self, inst: _Instance, outcome: PrepareOutcome) -> None:
+        """The job does not run: held (1-299) or back to idle; the starter goes away."""
+        if inst.fetched:
+            await self._starter_exited(inst)
+            return
+        reason = f"Error from {self._slot_name(inst)}: {outcome.log_msg}"
+        if outcome.action == "hold":
+            await self._finish(inst, ShadowExit.JOB_SHOULD_HOLD, ClassAd({
+                "HoldReason": reason, "HoldReasonCode": outcome.hold_code,
+                "HoldReasonSubCode": outcome.status, "VacateReason": reason,
+                "VacateReasonCode": outcome.hold_code,
+                "VacateReasonSubCode": outcome.status}))
+        else:
+            await self._finish(inst, ShadowExit.JOB_NOT_STARTED, ClassAd({
+                "VacateReason": reason, "VacateReasonCode": STARTER_ERROR_CODE,
+                "VacateReasonSubCode": outcome.status}))
 
     # -- the startd's death -----------------------------------------------------------------
     async def _watch_startd(self, address: str) -> None:
@@ -270,11 +360,16 @@ class Starter:
     async def _run_instance(self, inst: _Instance) -> None:
         log = self._ctx.log
         try:
-            await inst.shadow.send(m.REGISTER_STARTER_INFO(
-                job=inst.job, ad=starter_ad(inst.slot_ad, self.address, self._execute_dir, inst.pid)))
+            if not inst.fetched:
+                await inst.shadow.send(m.REGISTER_STARTER_INFO(job=inst.job, ad=starter_ad(
+                    inst.slot_ad, self.address, self._execute_dir, inst.pid)))
+            if not await self._prepare(inst, "PREPARE_JOB_BEFORE_TRANSFER"):
+                return
             transfer = _number(inst.job_ad, "SimInputTransferTime")
             if transfer > 0:
                 await self._wait_unless_killed(inst, trio.current_time() + transfer)
+            if inst.kill is None and not await self._prepare(inst, "PREPARE_JOB"):
+                return
             if inst.kill is None:
                 offset = int(_number(inst.slot_ad, "SimClockOffset"))
                 machine_now = int(trio.current_time()) + offset
@@ -300,7 +395,10 @@ class Starter:
 
     async def _execute(self, inst: _Instance) -> None:
         now = trio.current_time()
-        await inst.shadow.send(m.BEGIN_EXECUTION(job=inst.job))
+        if inst.local is not None:
+            inst.local.execute(now, inst.startd.address or "", self._slot_name(inst))
+        if not inst.fetched:
+            await inst.shadow.send(m.BEGIN_EXECUTION(job=inst.job))
         runtime = payload_runtime(inst.job_ad, self._default_runtime, int(now))
         if self._real:
             runtime = math.inf
@@ -325,10 +423,11 @@ class Starter:
         while True:
             now = trio.current_time()
             if inst.update_now or now >= next_update:
-                if now >= next_update:
+                periodic = now >= next_update
+                if periodic:
                     next_update = now + self._interval
                 inst.update_now = False
-                await self._update(inst, now)
+                await self._update(inst, now, periodic)
                 continue
             finish = clock.finish_time()
             if inst.kill is not None or inst.returncode is not None or (
@@ -366,15 +465,32 @@ class Starter:
             inst.returncode = await inst.process.wait()
         inst.wake.set()
 
-    async def _update(self, inst: _Instance, now: float) -> None:
+    async def _update(self, inst: _Instance, now: float, periodic: bool = True) -> None:
         assert inst.clock is not None
         ad = usage_ad(inst.job_ad, inst.clock, now, inst.pid)
-        await inst.shadow.send(m.REGISTER_JOB_INFO(job=inst.job, ad=ad))
+        if periodic:
+            submit_update_info(self, self._lane, inst, ad)
+        if inst.local is not None and not periodic:
+            inst.local.suspended(now, inst.clock.suspended)
+        if not inst.fetched:
+            await inst.shadow.send(m.REGISTER_JOB_INFO(job=inst.job, ad=ad))
         await inst.startd.send(m.STARTER_UPDATE(claim_id=inst.claim_id, ad=ad))
 
     async def _finish(self, inst: _Instance, reason: int, ad: ClassAd) -> None:
+        if inst.clock is not None:  # the job ran: JOB_EXIT first, the starter waits for it
+            await run_job_exit(self, self._lane, inst, ad)
+        if inst.fetched:
+            if inst.local is not None and inst.clock is not None:
+                inst.local.exited(trio.current_time(), ad, inst.kill is not None)
+            if inst.kill != "startd_gone":  # the last figures, for the startd history
+                await inst.startd.send(m.STARTER_UPDATE(claim_id=inst.claim_id, ad=ad))
+            await self._starter_exited(inst)
+            return
         reply = await inst.shadow.request(m.JOB_EXIT(job=inst.job, reason=int(reason), ad=ad))
         if reply is not None and not isinstance(reply, m.OK):
             self._ctx.log.warning("job_exit_refused", job=inst.job, reply=reply.command)
+        await self._starter_exited(inst)
+
+    async def _starter_exited(self, inst: _Instance) -> None:
         if inst.kill != "startd_gone":
             await inst.startd.send(m.STARTER_EXITED(claim_id=inst.claim_id))

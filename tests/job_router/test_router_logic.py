@@ -6,11 +6,12 @@ the real schedd's job_queue.log would show them at the next poll."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from condorsim.classad import ClassAd
+from condorsim.classad import ClassAd, parse_expr
+from condorsim.hooks import HookCall, HookResult
 from daemons.job_router.logic import (
     Action,
     Claim,
@@ -20,6 +21,7 @@ from daemons.job_router.logic import (
     RemoveJob,
     RouterKnobs,
     RoutingTable,
+    RunHook,
     SetAttrs,
     SubmitCopy,
     Yield,
@@ -51,11 +53,13 @@ class FakeRoute:
     def job_failure_test(self, job: ClassAd, now: int) -> bool:
         if not self.failure_test:
             return False
-        return ClassAd({"X": __import__("condorsim.classad").classad.parse_expr(
-            self.failure_test)}).evaluate("X", my=job) is True
+        return parse_expr(self.failure_test).evaluate(my=job) is True
 
-    def make_copy(self, job: ClassAd, now: int) -> ClassAd:
-        copy = job.copy()
+    def description(self) -> str:
+        return f'[ Name = "{self.name}"; TargetUniverse = 9; GridResource = "{self.grid_resource}" ]'
+
+    def make_copy(self, job: ClassAd, now: int, translated: ClassAd | None = None) -> ClassAd:
+        copy = (translated if translated is not None else job).copy()
         if self.in_place:
             copy["Routed"] = True
             return copy
@@ -75,6 +79,14 @@ class FakeSchedd:
     jobs: dict[JobId, ClassAd] = field(default_factory=dict)
     next_cluster: int = 100
     log: list[Action] = field(default_factory=list)
+    hooks: dict[str, Callable[[str], HookResult]] = field(default_factory=dict)
+    """hook type -> what the hook does with its stdin (no entry: the hook is not configured)"""
+    hook_stdin: dict[str, list[str]] = field(default_factory=dict)
+
+    def find_hook(self, hook_type: str, ad: ClassAd) -> tuple[str, str] | None:
+        if hook_type not in self.hooks:
+            return None
+        return f"SITE_HOOK_{hook_type}", f"/hooks/{hook_type.lower()}"
 
     def add(self, job: JobId, **attrs: object) -> None:
         ad = ClassAd({"ClusterId": job[0], "ProcId": job[1], "Owner": "alice", "JobStatus": 1,
@@ -140,6 +152,10 @@ class FakeSchedd:
             elif ad.evaluate("JobStatus") not in (1, 4, 5):
                 ad["JobStatus"] = 1
             return True
+        if isinstance(action, RunHook):
+            configured = action.knob.split("_HOOK_", 1)[1]  # JOB_EXIT runs as JOB_FINALIZE
+            self.hook_stdin.setdefault(configured, []).append(action.stdin)
+            return self.hooks[configured](action.stdin)
         raise AssertionError(action)
 
 
@@ -168,9 +184,10 @@ class Events:
 
 def _router(*routes: FakeRoute, **knobs: Any) -> tuple[JobRouterLogic, FakeSchedd, Events]:
     events = Events()
+    schedd = FakeSchedd()
     logic = JobRouterLogic(RoutingTable(list(routes), round_robin=knobs.pop("rr", False)),
-                           RouterKnobs(**knobs), events, start_time=T0)
-    return logic, FakeSchedd(), events
+                           RouterKnobs(hook=schedd.find_hook, **knobs), events, start_time=T0)
+    return logic, schedd, events
 
 
 def _poll(logic: JobRouterLogic, schedd: FakeSchedd, t: int) -> list[Action]:
@@ -369,3 +386,191 @@ def test_the_failure_throttle_follows_htcondors_arithmetic() -> None:
     stats.recent_succeeded = 2  # a good window: x (2 + 6/2) = x5
     stats.adjust(T0 + 1200)
     assert abs(stats.throttle - 4.0) < 1e-9 and stats.accepting()
+
+
+# -- the job router's hooks (facts 8.2) ---------------------------------------------------------
+def _hook(stdout: str = "", exit_code: int | None = 0, signal: int | None = None,
+          timed_out: bool = False) -> Callable[[str], HookResult]:
+    def run(stdin: str) -> HookResult:
+        return HookResult(HookCall("hook", "/hook", stdin=stdin), exit_code=exit_code,
+                          signal=signal, stdout=stdout, timed_out=timed_out)
+    return run
+
+
+def _translate_echo(extra: str) -> Callable[[str], HookResult]:
+    """A translate hook that prints the job it was given (the part after the separator) plus
+    ``extra`` lines, as a site's script would."""
+    def run(stdin: str) -> HookResult:
+        _route, _, job = stdin.partition("\n------\n")
+        return _hook(job + extra)(stdin)
+    return run
+
+
+def _submitted(logic: JobRouterLogic, schedd: FakeSchedd) -> None:
+    schedd.add((1, 0), HookKeyword="SITE", Cmd="/bin/sleep")
+    _poll(logic, schedd, 0)
+    _poll(logic, schedd, 10)  # the copy is seen
+
+
+def test_translate_hook_gets_the_route_and_the_job_and_its_output_is_the_copy() -> None:
+    logic, schedd, _ = _router(FakeRoute("Site1"))
+    schedd.hooks["TRANSLATE_JOB"] = _translate_echo('Cmd = "/opt/site/wrapper"\n')
+    schedd.add((1, 0), HookKeyword="SITE", Cmd="/bin/sleep")
+    assert _kinds(_poll(logic, schedd, 0)) == ["Claim", "RunHook", "SubmitCopy"]
+    stdin = schedd.hook_stdin["TRANSLATE_JOB"][0]
+    route, sep, job = stdin.partition("\n------\n")
+    assert sep and route == '[ Name = "Site1"; TargetUniverse = 9; GridResource = "batch slurm" ]'
+    assert ClassAd.parse_old(job).evaluate("Cmd") == "/bin/sleep"  # the original
+    copy = schedd.jobs[(100, 0)]
+    assert copy.evaluate("Cmd") == "/opt/site/wrapper"  # the hook's output, then vanilla->grid
+    assert copy.evaluate("JobUniverse") == 9 and copy.evaluate("RoutedFromJobId") == "1.0"
+
+
+def test_translate_hook_output_replaces_the_job_entirely() -> None:
+    logic, schedd, _ = _router(FakeRoute("Site1"))
+    schedd.hooks["TRANSLATE_JOB"] = _hook('Owner = "alice"\nCmd = "/x"\n')
+    schedd.add((1, 0), HookKeyword="SITE", Cmd="/bin/sleep", Extra=7)
+    _poll(logic, schedd, 0)
+    copy = schedd.jobs[(100, 0)]
+    assert "Extra" not in copy and copy.evaluate("Cmd") == "/x"
+
+
+def test_translate_hook_without_output_leaves_the_job_claimed_and_runs_again() -> None:
+    logic, schedd, _ = _router(FakeRoute("Site1"))
+    schedd.hooks["TRANSLATE_JOB"] = _hook("")
+    schedd.add((1, 0), HookKeyword="SITE")
+    assert _kinds(_poll(logic, schedd, 0)) == ["Claim", "RunHook"]
+    assert _kinds(_poll(logic, schedd, 10)) == ["RunHook"]
+    assert logic.jobs[(1, 0)].phase is Phase.CLAIMED and len(schedd.jobs) == 1
+    assert any(e == "route_hook_no_data" for e, _ in logic.records)
+
+
+def test_a_failed_translate_hook_routes_nothing_and_never_falls_back() -> None:
+    for failing in (_hook('Cmd = "/x"\n', exit_code=1), _hook("", timed_out=True, exit_code=None,
+                                                             signal=9),
+                    _hook("this is not an attribute\n")):
+        logic, schedd, _ = _router(FakeRoute("Site1"))
+        schedd.hooks["TRANSLATE_JOB"] = failing
+        schedd.add((1, 0), HookKeyword="SITE")
+        assert _kinds(_poll(logic, schedd, 0)) == ["Claim", "RunHook", "Yield"]
+        assert len(schedd.jobs) == 1  # no copy: the built-in transform is not used instead
+        assert schedd.jobs[(1, 0)].evaluate("Managed") == "Schedd"
+        assert logic.stats["Site1"].recent_failed == 1
+
+
+def test_a_translate_hook_that_did_not_start_is_tried_again() -> None:
+    logic, schedd, _ = _router(FakeRoute("Site1"))
+    schedd.hooks["TRANSLATE_JOB"] = lambda stdin: HookResult(HookCall("h", "/h"), error="EACCES")
+    schedd.add((1, 0), HookKeyword="SITE")
+    _poll(logic, schedd, 0)
+    assert logic.jobs[(1, 0)].phase is Phase.CLAIMED
+
+
+def test_update_hook_updates_the_copy_and_the_mirroring_sees_it_at_once() -> None:
+    logic, schedd, events = _router(FakeRoute("Site1"))
+    schedd.hooks["UPDATE_JOB_INFO"] = _hook(
+        'MyType = "Job"\nJobStatus = 2\nJobCurrentStartDate = 1767225615\n')
+    schedd.add((1, 0), HookKeyword="SITE")
+    _poll(logic, schedd, 0)
+    assert "UPDATE_JOB_INFO" not in schedd.hook_stdin  # not before the copy is seen
+    _poll(logic, schedd, 10)
+    assert "UPDATE_JOB_INFO" not in schedd.hook_stdin  # the poll that first sees it
+    actions = _poll(logic, schedd, 20)
+    assert _kinds(actions) == ["RunHook", "SetAttrs", "SetAttrs"]
+    assert actions[1] == SetAttrs((100, 0), ClassAd({"JobStatus": 2,
+                                                     "JobCurrentStartDate": 1767225615}))
+    assert ClassAd.parse_old(schedd.hook_stdin["UPDATE_JOB_INFO"][0]).evaluate(
+        "RoutedFromJobId") == "1.0"  # the routed copy on stdin
+    assert schedd.jobs[(1, 0)].evaluate("JobStatus") == 2  # mirrored in the same poll
+    assert events.seen == [("execute", "1.0", T0 + 20)]
+
+
+def test_a_failing_update_hook_stops_the_mirroring_for_that_poll() -> None:
+    logic, schedd, events = _router(FakeRoute("Site1"))
+    schedd.hooks["UPDATE_JOB_INFO"] = _hook("JobStatus = 2\n", exit_code=3)
+    _submitted(logic, schedd)
+    schedd.jobs[(100, 0)].update({"JobStatus": 2})
+    assert _kinds(_poll(logic, schedd, 20)) == ["RunHook"]
+    assert schedd.jobs[(1, 0)].evaluate("JobStatus") == 1 and events.seen == []
+
+
+def _finished(logic: JobRouterLogic, schedd: FakeSchedd) -> None:
+    _submitted(logic, schedd)
+    schedd.jobs[(100, 0)].update({"JobStatus": 4, "ExitCode": 0,
+                                  "JobFinishedHookDone": T0 + 100})
+
+
+def test_finalize_hook_output_is_merged_into_the_original() -> None:
+    logic, schedd, events = _router(FakeRoute("Site1"))
+    schedd.hooks["JOB_FINALIZE"] = _hook('FinalizedBy = "site"\nExternalId = 42\n')
+    _finished(logic, schedd)
+    actions = _poll(logic, schedd, 100)
+    assert _kinds(actions) == ["SetAttrs", "RunHook", "SetAttrs", "SetAttrs", "Yield"]
+    assert actions[2] == SetAttrs((1, 0), ClassAd({"ExternalId": 42, "FinalizedBy": "site"}))
+    src, _, dest = schedd.hook_stdin["JOB_FINALIZE"][0].partition("\n------\n")
+    assert ClassAd.parse_old(src).evaluate("ClusterId") == 1
+    assert ClassAd.parse_old(dest).evaluate("ClusterId") == 100
+    original = schedd.jobs[(1, 0)]
+    assert original.evaluate("FinalizedBy") == "site" and original.evaluate("JobStatus") == 4
+    assert original.evaluate("Managed") == "ScheddDone" and events.seen[-1][0] == "terminated"
+
+
+def test_a_failing_finalize_hook_reroutes_the_job() -> None:
+    logic, schedd, events = _router(FakeRoute("Site1"))
+    schedd.hooks["JOB_FINALIZE"] = _hook('FinalizedBy = "site"\n', exit_code=1)
+    _finished(logic, schedd)
+    actions = _poll(logic, schedd, 100)
+    # RerouteJob: the original is set Idle, the copy removed, the original yielded (not done)
+    assert _kinds(actions) == ["SetAttrs", "RunHook", "SetAttrs", "RemoveJob", "Yield"]
+    assert actions[2] == SetAttrs((1, 0), ClassAd({"JobStatus": 1}))
+    assert actions[3] == RemoveJob((100, 0), "JobRouter aborted job")
+    original = schedd.jobs[(1, 0)]
+    assert "FinalizedBy" not in original  # a failed hook's output is ignored
+    assert original.evaluate("Managed") == "Schedd"
+    assert all(kind != "terminated" for kind, _, _ in events.seen)
+    # ... but the mirroring had already made the original Completed in this very poll, and
+    # HTCondor's push_dirty_attributes never moves a job away from Completed: it stays so
+    assert original.evaluate("JobStatus") == 4
+    assert logic.stats["Site1"].recent_failed == 1
+
+
+def test_the_old_name_job_exit_is_a_finalize_hook() -> None:
+    logic, schedd, _ = _router(FakeRoute("Site1"))
+    schedd.hooks["JOB_EXIT"] = _hook('FinalizedBy = "old"\n')
+    _finished(logic, schedd)
+    _poll(logic, schedd, 100)
+    assert schedd.jobs[(1, 0)].evaluate("FinalizedBy") == "old"
+
+
+def test_cleanup_hook_must_succeed_before_the_job_is_let_go() -> None:
+    logic, schedd, _ = _router(FakeRoute("Site1"))
+    results = iter([_hook(exit_code=1), _hook(exit_code=None, signal=15), _hook()])
+    schedd.hooks["JOB_CLEANUP"] = lambda stdin: next(results)(stdin)
+    _finished(logic, schedd)
+    actions = _poll(logic, schedd, 100)  # finalized; the cleanup hook fails: no yield yet
+    assert _kinds(actions)[-1] == "RunHook" and "Yield" not in _kinds(actions)
+    assert ClassAd.parse_old(schedd.hook_stdin["JOB_CLEANUP"][0]).evaluate("ClusterId") == 100
+    assert schedd.jobs[(1, 0)].evaluate("Managed") == "External"
+    # killed by a signal: HTCondor counts that as done
+    assert _kinds(_poll(logic, schedd, 110)) == ["RunHook", "Yield"]
+    assert schedd.jobs[(1, 0)].evaluate("Managed") == "ScheddDone"
+    assert len(schedd.hook_stdin["JOB_CLEANUP"]) == 2
+
+
+def test_no_cleanup_hook_for_a_job_that_never_had_a_routed_ad() -> None:
+    logic, schedd, _ = _router(FakeRoute("Site1"))
+    schedd.hooks["TRANSLATE_JOB"] = _hook(exit_code=1)
+    schedd.hooks["JOB_CLEANUP"] = _hook()
+    schedd.add((1, 0), HookKeyword="SITE")
+    _poll(logic, schedd, 0)
+    assert "JOB_CLEANUP" not in schedd.hook_stdin
+
+
+def test_job_failure_test_makes_a_completed_job_count_as_a_failure() -> None:
+    logic, schedd, events = _router(FakeRoute("Site1", failure_test="ExitCode != 0"))
+    _submitted(logic, schedd)
+    schedd.jobs[(100, 0)].update({"JobStatus": 4, "ExitCode": 3, "JobFinishedHookDone": T0})
+    _poll(logic, schedd, 100)
+    assert schedd.jobs[(1, 0)].evaluate("Managed") == "ScheddDone"  # finalized all the same
+    assert events.seen[-1][0] == "terminated"
+    assert (logic.stats["Site1"].recent_failed, logic.stats["Site1"].recent_succeeded) == (1, 0)

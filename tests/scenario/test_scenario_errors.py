@@ -47,7 +47,7 @@ CASES = [
     ),
     pytest.param(
         H + '[pool]\nx = 1\n',
-        'scenario.toml, line 3: unknown section [pool] (expected scenario, config, machine, site, submit, action, expect)',
+        'scenario.toml, line 3: unknown section [pool] (expected scenario, config, machine, site, file, submit, action, expect)',
         id='unknown_section2',
     ),
     pytest.param(

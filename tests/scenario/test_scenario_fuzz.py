@@ -19,6 +19,7 @@ KEYS = {
     "machine": ["name", "count", "slots", "cpus", "memory", "disk", "start", "rank", "attrs",
                 "clock_offset", "slot"],
     "site": ["resource", "slots", "start_delay", "failure_rate"],
+    "file": ["path", "text", "file", "executable", "mode"],
     "submit": ["at", "owner", "text", "file", "expect_error"],
     "action": ["at", "do", "job", "constraint", "reason", "attr", "value", "daemon", "config",
                "atr"],
@@ -28,7 +29,8 @@ KEYS = {
 WORDS = ["", "1.0", "1", "0", "10m", "-5s", "1h30m", "end", "quiet", "hold", "qedit", "kill",
          "schedd", "Machine", "SUBMIT", "JOB_HELD", "TRUE", "JobStatus == 5", "x ==", "UTC",
          "Mars/Olympus", "wall", "virtual", "batch slurm", "alice", 'Owner == "alice"',
-         "OK", "STARTER_UPDATE", "starter", "startd@exec1", "300s"]
+         "OK", "STARTER_UPDATE", "starter", "startd@exec1", "300s", "hooks/fetch.sh",
+         "../up", "/etc/passwd", "a/./b", "condor_config", "#!/bin/sh\necho A = 1\n"]
 
 scalars = st.one_of(
     st.sampled_from(WORDS),
@@ -72,7 +74,7 @@ documents = st.fixed_dictionaries(
     {"scenario": header,
      "config": st.dictionaries(st.sampled_from(KEYS["config"]), values, max_size=2)},
     optional={s: st.lists(table(s), max_size=3) for s in
-              ("machine", "site", "submit", "action", "expect")},
+              ("machine", "site", "file", "submit", "action", "expect")},
 )
 
 

@@ -280,7 +280,9 @@ def test_simple_commands() -> None:
     [
         ("universe = sched\n", "I don't know about the 'sched' universe."),
         ("universe = standard\n", "'Standard' is not a supported universe."),
-        ("universe = java\n", "the 'java' universe is not supported by condorsim"),
+        ("universe = java\n", "In Java universe, you must specify the class name to run.\n"
+                               "Example:\n\narguments = MyClass"),
+        ("universe = pvm\n", "'PVM' is not a supported universe."),
         ("hold = yes\n", "hold=yes is invalid, must eval to a boolean."),
         ("priority = high\n", "priority=high is invalid, must eval to an integer."),
         (

@@ -64,10 +64,18 @@ def test_plus_and_my_attributes_are_expressions_named_as_first_written() -> None
     ("line", "message"),
     [
         ("this is not a command", 'expected "name = value"'),
-        ("= value", 'expected "name = value"'),
-        ("two words = 1", "is not a valid submit command name"),
-        ("if true", "'if' statements are not supported by condorsim"),
-        ("include : other.sub", "'include' statements are not supported by condorsim"),
+        ("= value", "Illegal Identifier: <>"),
+        ("two words = 1", 'expected "name = value" or a queue statement'),
+        ("a$b = 1", "Illegal Identifier: <a$b>"),
+        ("name : value", 'expected "name = value" or a queue statement'),
+        ("if 1 + 2", "1 + 2 is not a valid if condition because complex conditionals are not "
+                     "supported"),
+        ("else", "else without matching if"),
+        ("include : no-such.sub", "can't open file no-such.sub: No such file or directory"),
+        ("include command : echo x = 1", "include command statements are not supported"),
+        ("use nosuch : x", "use nosuch: is not a known submit template category"),
+        ("use template : x", "use template: does not recognise x"),
+        ("error : refused $(Cluster)", "refused 1"),
     ],
 )
 def test_syntax_errors_name_the_line(line: str, message: str) -> None:
@@ -191,11 +199,12 @@ def test_queue_matching_files_dirs_and_duplicates(tmp_path: Path) -> None:
     ]
     assert args("arguments = $(f)\nqueue f matching files *.txt\n", iwd=iwd) == ["a.txt", "b.txt"]
     assert args("arguments = $(f)\nqueue f matching dirs *\n", iwd=iwd) == ["d.txt/"]
-    sub = Submit(EXE + "arguments = $(f)\nqueue f matching a.* *.txt nomatch*\n")
+    sub = Submit(EXE + "arguments = $(f)\nqueue f matching a.* nomatch* *.txt no2*\n")
     assert [ad.evaluate("Args") for ad in sub.jobs(iwd=iwd)] == ["a.txt", "b.txt", "d.txt/"]
+    # HTCondor warns about an empty pattern only when a match comes after it.
     assert sub.warnings == [
+        "'nomatch*' does not match any files",
         "'a.txt' matching pattern '*.txt' is a duplicate of item 0, skipping",
-        "no files match pattern 'nomatch*'",
     ]
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from condorsim.classad import ClassAd
+from condorsim.cli import main
 from condorsim.submit.tool import dry_run
 
 
@@ -53,10 +56,34 @@ def test_errors_name_the_file_and_line(tmp_path: Path) -> None:
 def test_a_file_without_queue_statement_is_refused() -> None:
     code, _, err = run("executable = /bin/sleep\n")
     assert code == 1
-    assert err.startswith("ERROR: no queue statement")
+    assert err.startswith('ERROR: "<submit>" doesn\'t contain any "queue" commands -- no jobs queued')
 
 
 def test_a_missing_file_is_refused(tmp_path: Path) -> None:
     code, _, err = run(tmp_path / "none.sub")
     assert code == 1
     assert err == "ERROR: Failed to open command file (No such file or directory)\n"
+
+
+def test_the_cli_reads_the_pools_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # condorsim submit (and -dry-run) read what the schedd builds the jobs with: the pool's
+    # templates, its WARN_ON_UNUSED_SUBMIT_FILE_MACROS, its UID_DOMAIN.
+    config = tmp_path / "condor_config"
+    config.write_text(
+        "UID_DOMAIN = pool.example\nWARN_ON_UNUSED_SUBMIT_FILE_MACROS = false\n"
+        "SUBMIT_TEMPLATE_NAMES = Sleeper\nSUBMIT_TEMPLATE_Sleeper @=end\n"
+        "executable = /bin/sleep\narguments = $(1)\n@end\n"
+    )
+    monkeypatch.setenv("CONDORSIM_CONFIG", str(config))
+    sub = tmp_path / "job.sub"
+    sub.write_text("use template : Sleeper(30)\nrequst_memory = 1\nqueue\n")
+    assert main(["submit", str(sub), "-dry-run", "-"]) == 0
+    out, err = capsys.readouterr()
+    ad = ClassAd.parse_old(out.partition("\n\n")[2])
+    assert ad.evaluate("Args") == "30"
+    assert str(ad.evaluate("User")).endswith("@pool.example")
+    assert err == ""
+    assert main(["submit", str(sub), "-dry-run", "-", "-unused"]) == 0
+    assert "was unused" in capsys.readouterr().err
