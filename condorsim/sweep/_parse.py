@@ -6,11 +6,10 @@ A sweep file is checked like a scenario file, with the same readers
 (:class:`condorsim.scenario.Entry`): the top level (``[sweep]``, ``[[axis]]``,
 ``[[point]]``), ``[sweep]`` (the base scenario is loaded and checked here, its errors
 named in its own file), each axis (its one target, its field, its values), each point.
-Then every variant is built (:func:`_variants`: the grid of the axes that have
-``values``, for each ``[[point]]``) and checked *as a scenario file*: the base document
-with the variant's values written in (:mod:`._targets`), written out as TOML
-(:mod:`._toml`) and parsed by :func:`condorsim.scenario.parse_scenario`. A variant that
-is not a valid scenario is refused, with the axis (or point) that made it so.
+Then every variant is built and checked *as a scenario file* (:mod:`._variants`): the
+base document with the variant's values written in (:mod:`._targets`), written out as
+TOML and parsed by :func:`condorsim.scenario.parse_scenario`. A variant that is not a
+valid scenario is refused, with the axis (or point) that made it so.
 
 The first problem is raised as a :class:`SweepError` naming the file, line, entry and
 field, before anything runs.
@@ -18,9 +17,6 @@ field, before anything runs.
 
 from __future__ import annotations
 
-import copy
-import hashlib
-import itertools
 import re
 from pathlib import Path
 from typing import Any, Final
@@ -30,29 +26,25 @@ from condorsim.scenario import (
     Entry,
     FileContext,
     Locator,
-    Scenario,
     ScenarioError,
     did_you_mean,
     load_scenario,
     load_toml,
-    parse_scenario,
     read_text,
     type_name,
 )
 
-from ._model import TARGETS, Axis, Sweep, Variant
-from ._targets import FIELDS, apply, check_entry, check_field, check_value, prepare_base
-from ._toml import dumps
+from ._model import TARGETS, Axis, Sweep
+from ._targets import FIELDS, check_entry, check_field, check_value, prepare_base
+from ._variants import MAX_VARIANTS, SLUG, build_variants
 from .metrics import METRIC_GROUPS, METRICS, RESERVED_COLUMNS
 
 __all__ = ["MAX_VARIANTS", "SweepError", "load_sweep", "parse_sweep"]
 
-MAX_VARIANTS: Final = 10_000
 _SECTIONS: Final = ("sweep", "axis", "point")
 _SWEEP_KEYS: Final = ("name", "description", "scenario", "metrics", "per_owner")
 _AXIS_KEYS: Final = ("name", *TARGETS, "field", "values")
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
-_SLUG: Final = re.compile(r"[^A-Za-z0-9_.=\-]+")
 
 
 class SweepError(ScenarioError):
@@ -114,7 +106,7 @@ def _read(ctx: FileContext, data: dict[str, Any], base_dir: Path) -> Sweep:
     return Sweep(
         name=name, description=head.string("description", "", empty=True) or "",
         source=ctx.source, scenario_path=scenario_path, base=base, axes=tuple(axes),
-        variants=_variants(ctx, raw, axes, points, scenario_path), metrics=metrics,
+        variants=build_variants(ctx, raw, axes, points, scenario_path), metrics=metrics,
         per_owner=_boolean(head, "per_owner", True))
 
 
@@ -201,7 +193,7 @@ def _default_name(target: str, item: str | int | None, field: str) -> str:
         return field
     if target == "submit":
         return f"submit{item}.queue"
-    return f"{_SLUG.sub('_', str(item))}.{field}"
+    return f"{SLUG.sub('_', str(item))}.{field}"
 
 
 def _value(entry: Entry, key: str, what: str, target: str, field: str, value: Any) -> None:
@@ -283,54 +275,3 @@ def _boolean(entry: Entry, key: str, default: bool) -> bool:
     if not isinstance(value, bool):
         entry.fail(key, f"expected true or false, found {type_name(value)}")
     return value
-
-
-def _variants(ctx: FileContext, raw: dict[str, Any], axes: list[Axis],
-              points: list[dict[str, Any]], scenario_path: Path) -> tuple[Variant, ...]:
-    grid = [a for a in axes if a.values is not None]
-    combos = list(itertools.product(*(a.values or () for a in grid)))
-    count = max(len(points), 1) * len(combos)
-    if count > MAX_VARIANTS:
-        raise ctx.error(f"{count} variants is more than {MAX_VARIANTS}: split the sweep",
-                        section="axis", index=1, where="[[axis]]")
-    variants: list[Variant] = []
-    for point_no, point in enumerate(points or [{}], start=1):
-        for combo in combos:
-            values = {**point, **{a.name: v for a, v in zip(grid, combo, strict=True)}}
-            settings = tuple((a.name, values[a.name]) for a in axes)
-            doc = copy.deepcopy(raw)
-            for axis in axes:
-                apply(doc, axis.target, axis.entry, axis.field, values[axis.name])
-            text = f"# a variant of {scenario_path}: {_words(settings)}\n{dumps(doc)}"
-            scenario = _check_variant(ctx, text, scenario_path, axes, settings,
-                                      point_no if points else None)
-            key = hashlib.sha256(text.encode()).hexdigest()
-            slug = _SLUG.sub("_", "_".join(f"{n}={v}" for n, v in settings))[:80]
-            variants.append(Variant(number=len(variants) + 1, settings=settings, text=text,
-                                    key=key, dir_name=f"{slug}-{key[:8]}",
-                                    slots=sum(m.count * m.slots for m in scenario.machines)))
-    return tuple(variants)
-
-
-def _words(settings: tuple[tuple[str, Any], ...]) -> str:
-    return " ".join(f"{n}={v!r}" for n, v in settings)
-
-
-def _check_variant(ctx: FileContext, text: str, scenario_path: Path, axes: list[Axis],
-                   settings: tuple[tuple[str, Any], ...], point: int | None) -> Scenario:
-    """Parse the variant as a scenario; refuse it with the axis that made it invalid."""
-    try:
-        return parse_scenario(text, source=str(scenario_path), base_dir=scenario_path.parent)
-    except ScenarioError as err:
-        values = dict(settings)
-        where = " ".join(p for p in (err.where, err.field) if p)
-        problem = f"{where}: {err.message}" if where else err.message
-        section = re.match(r"\[\[?(\w+)", err.where or "")
-        axis = next((a for a in axes if section and a.section == section.group(1)), None)
-        if point is not None and (axis is None or axis.values is None):
-            raise ctx.error(f"the variant {_words(settings)} is not a valid scenario: {problem}",
-                            section="point", index=point, where=f"[[point]] #{point}") from None
-        axis = axis or axes[0]
-        raise ctx.error(f"{values[axis.name]!r} makes the variant {_words(settings)} an invalid "
-                        f"scenario: {problem}", section="axis", index=axis.index, key="values",
-                        where=axis.label, field="values") from None

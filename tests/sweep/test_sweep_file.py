@@ -299,3 +299,23 @@ def test_the_library_sweeps_load() -> None:
     counts = {p.name: len(load_sweep(p).variants) for p in sorted(library.glob("*.toml"))
               if "[sweep]" in p.read_text()}
     assert counts == {"negotiator-interval.toml": 18, "router-max-idle.toml": 12}
+
+
+def test_a_variant_replays_from_anywhere(base_dir: Path,
+                                         tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The files a base scenario names are read in (a submit's) or made absolute (its
+    config_file, a [[file]]'s file): the variant's scenario.toml works in any directory."""
+    (base_dir / "pool.conf").write_text("SCHEDD_INTERVAL = 30\n")
+    (base_dir / "hook.sh").write_bytes(b"#!/bin/sh\nexit 0\n")
+    text = (base_dir / "base.toml").read_text()
+    text = text.replace("[config]\n", '[config]\nconfig_file = "pool.conf"\n', 1)
+    (base_dir / "base.toml").write_text(
+        text + '\n[[file]]\npath = "hooks/h.sh"\nfile = "hook.sh"\nexecutable = true\n')
+    sweep = load(base_dir, "[sweep]\nscenario = 'base.toml'\n[[axis]]\nscenario = 'seed'\n"
+                           "values = [5]\n")
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    scenario = parse_scenario(sweep.variants[0].text, base_dir=elsewhere)
+    assert scenario.config_file == (base_dir / "pool.conf").resolve()
+    (hook,) = scenario.files
+    assert hook.content == b"#!/bin/sh\nexit 0\n" and hook.executable
+    assert "queue 2" in scenario.submits[1].text and scenario.seed == 5
