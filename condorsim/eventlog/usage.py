@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from condorsim.eventlog.events import FieldValue, ResourceUsage
+
+if TYPE_CHECKING:
+    from condorsim.classad import ClassAd
 
 _UNITS = {
     "Memory": " (MB)",
@@ -35,6 +39,35 @@ def _cell(value: int | float | None) -> tuple[str, bool]:
             return f"{value:.2f}", True
         return str(int(value)), False
     return str(value), False
+
+
+def _number(ad: ClassAd, name: str) -> int | float | None:
+    value = ad.evaluate(name)
+    return value if type(value) in (int, float) else None
+
+
+def event_usage_rows(job: ClassAd) -> list[ResourceUsage]:
+    """The table's rows for a job, as HTCondor's ``setEventUsageAd`` builds them (the shadow,
+    the job router and the gridmanager all use it): one row per resource named by the job's
+    ProvisionedResources (default ``Cpus, Disk, Memory``) -- usage ``<Res>Usage``, request
+    ``Request<Res>``, allocated ``<Res>Provisioned`` (the starter copies the slot's values
+    there) -- then TimeExecute (ActivationExecutionDuration) and TimeSlotBusy
+    (ActivationDuration), usage only."""
+    names = job.evaluate("ProvisionedResources")
+    rows = []
+    for name in (names if isinstance(names, str) else "Cpus, Disk, Memory").replace(
+            ",", " ").split():
+        res = name[:1].upper() + name[1:].lower()
+        usage, request = _number(job, f"{res}Usage"), _number(job, f"Request{res}")
+        allocated = _number(job, f"{res}Provisioned")
+        if usage is not None or request is not None or allocated is not None:
+            rows.append(ResourceUsage(name, usage, request, allocated))
+    for attr, label in (("ActivationExecutionDuration", "TimeExecute"),
+                        ("ActivationDuration", "TimeSlotBusy")):
+        value = job.evaluate(attr)
+        if type(value) is int:
+            rows.append(ResourceUsage(label, value, None, None))
+    return rows
 
 
 def format_resources(rows: Sequence[ResourceUsage]) -> str:

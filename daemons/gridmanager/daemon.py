@@ -35,7 +35,8 @@ from typing import Any
 import trio
 
 from condorsim.classad import ClassAd
-from condorsim.eventlog import EventLogError, EventLogWriter, ResourceUsage, Rusage
+from condorsim.eventlog import EventLogError, EventLogWriter, Rusage
+from condorsim.eventlog.usage import event_usage_rows
 from condorsim.jobs.codes import JobStatus
 from condorsim.jobs.managed import NOT_IN_QUEUE
 from condorsim.runtime.daemon import DaemonContext
@@ -353,11 +354,5 @@ def terminated_fields(ad: ClassAd) -> dict[str, Any]:
     usage = Rusage(usr=int(_number(ad, "RemoteUserCpu") or 0),
                    sys=int(_number(ad, "RemoteSysCpu") or 0))
     out["run_remote_usage"] = out["total_remote_usage"] = usage
-    rows = []
-    for res in ("Cpus", "Disk", "Memory"):
-        row = ResourceUsage(res, _number(ad, f"{res}Usage"), _number(ad, f"Request{res}"),
-                            _number(ad, f"{res}Provisioned"))
-        if (row.usage, row.request, row.allocated) != (None, None, None):
-            rows.append(row)
-    out["resources"] = rows
+    out["resources"] = event_usage_rows(ad)  # setEventUsageAd, as basejob.cpp calls it
     return out

@@ -18,33 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from condorsim.classad import ClassAd
-from condorsim.eventlog import EventLogError, EventLogWriter, ResourceUsage, Rusage
+from condorsim.eventlog import EventLogError, EventLogWriter, Rusage
 from condorsim.eventlog.joblog import job_id, user_log_path
+from condorsim.eventlog.usage import event_usage_rows
 
 
 def _number(ad: ClassAd, name: str) -> int | float | None:
     value = ad.evaluate(name)
     return value if type(value) in (int, float) else None
-
-
-def usage_rows(ad: ClassAd) -> list[ResourceUsage]:
-    """setEventUsageAd: a row per provisioned resource (ProvisionedResources, default Cpus,
-    Disk, Memory) and the activation times, as the terminate event's table shows them."""
-    names = ad.evaluate("ProvisionedResources")
-    rows = []
-    for name in (names if isinstance(names, str) else "Cpus, Disk, Memory").replace(
-            ",", " ").split():
-        res = name[:1].upper() + name[1:].lower()
-        usage, request = _number(ad, f"{res}Usage"), _number(ad, f"Request{res}")
-        allocated = _number(ad, f"{res}Provisioned")
-        if usage is not None or request is not None or allocated is not None:
-            rows.append(ResourceUsage(name, usage, request, allocated))
-    for attr, label in (("ActivationExecutionDuration", "TimeExecute"),
-                        ("ActivationDuration", "TimeSlotBusy")):
-        value = _number(ad, attr)
-        if value is not None:
-            rows.append(ResourceUsage(label, value, None, None))
-    return rows
 
 
 class RouterUserLogs:
@@ -93,7 +74,7 @@ class RouterUserLogs:
         normal = by_signal is False and type(code) is int
         return_value = code if normal and type(code) is int else None
         sig = None if normal else (signal if by_signal is True and type(signal) is int else 0)
-        rows = usage_rows(ad)
+        rows = event_usage_rows(ad)
         self._write(ad, lambda w, c, p: w.terminated(
             c, p, t, return_value=return_value, signal=sig, run_remote_usage=usage,
             total_remote_usage=usage, resources=rows))

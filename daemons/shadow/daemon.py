@@ -267,6 +267,7 @@ class Shadow:
                 log.warning("activate_claim_failed", job=job.job, reason=why)
                 await self._shadow_exit(inst, int(ShadowExit.JOB_NOT_STARTED))
                 return
+            job.activated(trio.current_time())
             while True:
                 msg: Message | _PushNow | None = None
                 with trio.move_on_at(min(inst.next_push, inst.next_policy)):

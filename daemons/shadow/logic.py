@@ -29,6 +29,7 @@ from typing import Any
 
 from condorsim.classad import ClassAd
 from condorsim.eventlog import ResourceUsage, Rusage, ToE
+from condorsim.eventlog.usage import event_usage_rows
 from condorsim.jobs.codes import JobStatus, ShadowExit
 from condorsim.jobs.dirty import DirtyAd
 
@@ -85,6 +86,9 @@ class ShadowJob(DirtyAd):
         self.suspended = False
         self.max_image_size = 0
         self.request: Request | None = None
+        self.activated_at: int | None = None
+        """When the startd accepted the claim's activation (HTCondor's activation.StartTime)."""
+        self.executing_since: int | None = None
         self.starter_ad: ClassAd | None = None
         """What the starter said of itself (REGISTER_STARTER_INFO): its slot, scratch
         directory and machine resources."""
@@ -100,18 +104,31 @@ class ShadowJob(DirtyAd):
         self.set("LastJobLeaseRenewal", int(now))
 
     def reconnected(self, now: float, starter_addr: str | None) -> list[LogEvent]:
-        """A restarted schedd re-attached the job (UniShadow::resourceReconnected)."""
+        """A restarted schedd re-attached the job (UniShadow::resourceReconnected). The new
+        shadow takes the activation's start times from the job ad, as HTCondor's does."""
         self.set("NumJobReconnects", _int(self.ad.evaluate("NumJobReconnects")) + 1)
+        if self.activated_at is None:
+            self.activated_at = _int(self.ad.evaluate("JobCurrentStartDate")) or None
+        if self.executing_since is None:
+            self.executing_since = _int(self.ad.evaluate("JobCurrentStartExecutingDate")) or None
         slot = self.slot_ad.evaluate("Name")
         return [LogEvent("reconnected", now, {
             "startd_name": slot if isinstance(slot, str) else self.startd_addr,
             "startd_addr": self.startd_addr, "starter_addr": starter_addr or "",
         })]
 
+    def activated(self, now: float) -> None:
+        """The startd accepted ACTIVATE_CLAIM: the activation starts (HTCONDOR-861)."""
+        self.activated_at = int(now)
+
     def begin_execution(self, now: float) -> list[LogEvent]:
         self.executing = True
         self.had_contact(now)
         self.set("JobCurrentStartExecutingDate", int(now))
+        if self.executing_since is None:
+            self.executing_since = int(now)
+            if self.activated_at is not None:
+                self.set("ActivationSetupDuration", int(now) - self.activated_at)
         self.set("NumJobStarts", _int(self.ad.evaluate("NumJobStarts")) + 1)
         slot = self.slot_ad.evaluate("Name")
         return [LogEvent("execute", now, {
@@ -188,8 +205,9 @@ class ShadowJob(DirtyAd):
     def job_exit(self, reason: int, ad: ClassAd, now: float) -> ExitDecision:
         """The starter's final report: the shadow's exit code and the events to log."""
         for name, tree in ad.pairs():
-            if name.lower() in USAGE_ATTRS:
+            if name.lower() in USAGE_ATTRS or _provisioned(name):
                 self.set(name, tree)
+        self._activation_ended(now)
         if reason == ShadowExit.JOB_MISSED_DEFERRAL_TIME:
             return ExitDecision(int(ShadowExit.JOB_MISSED_DEFERRAL_TIME), [])
         if isinstance(ad.evaluate("VacateReason"), str) and self.request is None:
@@ -202,6 +220,18 @@ class ShadowJob(DirtyAd):
         if reason in (ShadowExit.JOB_EXITED, ShadowExit.JOB_COREDUMPED) and self.request is None:
             return self._exited(ad, now)
         return self._stopped(now)
+
+    def _activation_ended(self, now: float) -> None:
+        """The payload and the activation ended (the starter's ActivationExecutionExit, then
+        RemoteResource::resourceExit; one instant here, as no output is transferred):
+        ActivationExecutionDuration, ActivationDuration and ActivationTeardownDuration, which
+        the terminate or evict event shows as TimeExecute and TimeSlotBusy."""
+        if self.executing_since is None:
+            return
+        self.set("ActivationExecutionDuration", int(now) - self.executing_since)
+        if self.activated_at is not None:
+            self.set("ActivationDuration", int(now) - self.activated_at)
+            self.set("ActivationTeardownDuration", 0)
 
     def _exited(self, ad: ClassAd, now: float) -> ExitDecision:
         self.set("NumJobCompletions", _int(self.ad.evaluate("NumJobCompletions")) + 1)
@@ -295,23 +325,20 @@ class ShadowJob(DirtyAd):
         })])
 
     def _resources(self) -> list[ResourceUsage]:
-        """The Partitionable Resources table: usage and request (job), allocated (slot)."""
-        def number(ad: ClassAd, attr: str) -> int | float | None:
-            value = ad.evaluate(attr)
-            return value if type(value) in (int, float) else None
-
-        return [
-            ResourceUsage("Cpus", None, number(self.ad, "RequestCpus"),
-                          number(self.slot_ad, "Cpus")),
-            ResourceUsage("Disk", number(self.ad, "DiskUsage"), number(self.ad, "RequestDisk"),
-                          number(self.slot_ad, "Disk")),
-            ResourceUsage("Memory", number(self.ad, "MemoryUsage"),
-                          number(self.ad, "RequestMemory"), number(self.slot_ad, "Memory")),
-        ]
+        """The Partitionable Resources table (setEventUsageAd, from the job ad)."""
+        return event_usage_rows(self.ad)
 
     def _usage(self) -> Rusage:
         return Rusage(usr=_int(self.ad.evaluate("RemoteUserCpu")),
                       sys=_int(self.ad.evaluate("RemoteSysCpu")))
+
+
+def _provisioned(name: str) -> bool:
+    """An attribute the starter sends about the slot (the shadow keeps them, as
+    RemoteResource::updateFromStarter does): *Provisioned, ProvisionedResources, Assigned*."""
+    lower = name.lower()
+    return lower.endswith("provisioned") or lower == "provisionedresources" or \
+        lower.startswith("assigned")
 
 
 def toe_of(ad: ClassAd) -> ToE | None:

@@ -63,6 +63,7 @@ from .logic import (
     exit_ad,
     payload_exit_code,
     payload_runtime,
+    provisioned_ad,
     starter_ad,
     usage_ad,
 )
@@ -468,6 +469,7 @@ class Starter:
     async def _update(self, inst: _Instance, now: float, periodic: bool = True) -> None:
         assert inst.clock is not None
         ad = usage_ad(inst.job_ad, inst.clock, now, inst.pid)
+        ad.update(provisioned_ad(inst.slot_ad))
         if periodic:
             submit_update_info(self, self._lane, inst, ad)
         if inst.local is not None and not periodic:
@@ -478,6 +480,7 @@ class Starter:
 
     async def _finish(self, inst: _Instance, reason: int, ad: ClassAd) -> None:
         if inst.clock is not None:  # the job ran: JOB_EXIT first, the starter waits for it
+            ad.update(provisioned_ad(inst.slot_ad))
             await run_job_exit(self, self._lane, inst, ad)
         if inst.fetched:
             if inst.local is not None and inst.clock is not None:

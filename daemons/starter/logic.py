@@ -191,6 +191,28 @@ def starter_ad(slot_ad: ClassAd, address: str, execute_dir: str, pid: int) -> Cl
     return ad
 
 
+def provisioned_ad(slot_ad: ClassAd) -> ClassAd:
+    """What the starter tells the shadow of the slot the job got (HTCondor corrects the job
+    ad's "bogus Provisioned* attributes" when the job starts): ProvisionedResources (the
+    slot's MachineResources), ``<Res>Provisioned`` (the slot's ``<Res>``) and the slot's
+    ``Assigned<Res>``, for each resource named. The shadow keeps them in the job ad; the
+    terminate event's Allocated column comes from them."""
+    ad = ClassAd()
+    names = slot_ad.evaluate("MachineResources")
+    if isinstance(names, str):
+        ad["ProvisionedResources"] = names
+    else:
+        names = "CPUs, Disk, Memory"
+    for name in names.replace(",", " ").split():
+        tree = slot_ad.lookup(name)
+        if tree is not None:
+            ad[f"{name}Provisioned"] = tree
+        assigned = slot_ad.lookup(f"Assigned{name}")
+        if assigned is not None:
+            ad[f"Assigned{name}"] = assigned
+    return ad
+
+
 def usage_ad(job_ad: ClassAd, clock: PayloadClock, now: float, pid: int) -> ClassAd:
     """The attributes of a periodic starter update (REGISTER_JOB_INFO and STARTER_UPDATE)."""
     image = _job_number(job_ad, "SimImageSize") or _job_number(job_ad, "ImageSize")

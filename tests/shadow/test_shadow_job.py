@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from condorsim.classad import ClassAd
+from condorsim.eventlog.usage import format_resources
 from condorsim.jobs.codes import ShadowExit
 from daemons.shadow.logic import Request, ShadowJob
+from daemons.starter.logic import provisioned_ad
 
 T = 1_767_225_600.0
 
@@ -120,3 +122,30 @@ def test_a_reconnect_counts_and_logs_where_the_job_runs() -> None:
         "startd_name": "slot1@exec1", "startd_addr": "<127.0.0.1:5>",
         "starter_addr": "<127.0.0.1:6>"})
     assert job.take_dirty().evaluate("NumJobReconnects") == 3
+
+
+def test_the_terminate_event_table_is_htcondor_24s() -> None:
+    """setEventUsageAd: Allocated from the <Res>Provisioned the starter sends, TimeExecute and
+    TimeSlotBusy from the activation's durations (the claim activated at T, the job began
+    executing 5 s later, and exited at T + 125)."""
+    job = shadow_job("RequestCpus = 1; RequestMemory = 128; RequestDisk = 1000")
+    job.activated(T)
+    job.begin_execution(T + 5)
+    assert job.ad.evaluate("ActivationSetupDuration") == 5
+    slot = ClassAd({"Cpus": 2, "Memory": 2048, "Disk": 500000,
+                    "MachineResources": "Cpus Memory Disk Swap"})
+    exit_ad = provisioned_ad(slot)
+    exit_ad.update({"ExitCode": 0, "ExitBySignal": False, "MemoryUsage": 3, "DiskUsage": 42})
+    decision = job.job_exit(100, exit_ad, T + 125)
+    (terminated,) = decision.events
+    assert job.ad.evaluate("CpusProvisioned") == 2
+    assert job.ad.evaluate("ProvisionedResources") == "Cpus Memory Disk Swap"
+    assert (job.ad.evaluate("ActivationExecutionDuration"), job.ad.evaluate(
+        "ActivationDuration")) == (120, 125)
+    assert format_resources(terminated.fields["resources"]) == (
+        "\tPartitionable Resources :    Usage  Request Allocated\n"
+        "\t   Cpus                 :                 1         2\n"
+        "\t   Disk (KB)            :       42     1000    500000\n"
+        "\t   Memory (MB)          :        3      128      2048\n"
+        "\t   TimeExecute (s)      :      120\n"
+        "\t   TimeSlotBusy (s)     :      125\n")
