@@ -145,6 +145,12 @@ def _replay(argv: list[str]) -> int:
     return tool(argv)
 
 
+def _sweep(argv: list[str]) -> int:
+    from condorsim.tools.sweep import main as tool
+
+    return tool(argv)
+
+
 def _trace(argv: list[str]) -> int:
     from condorsim.tools.trace import main as tool
 
@@ -339,6 +345,8 @@ COMMANDS: dict[str, Command] = {
     "router_q": Command(_router_q, "routed jobs, like condor_router_q (-S summarizes per route)"),
     "router_history": Command(_router_history, "routed jobs' history, like condor_router_history"),
     "replay": Command(_replay, "replay a scenario file and check its expectations", "argparse"),
+    "sweep": Command(_sweep, "replay every variant of a what-if sweep on Dask; tables, charts, "
+                     "a page", "argparse"),
     "trace": Command(_trace, "one job's ClassAd flow from a run's message trace", "argparse"),
     "report": Command(_report, "one HTML page showing a whole run (Gantt chart, flows, results)",
                       "argparse"),

@@ -105,7 +105,7 @@ def load_run(run_dir: Path) -> RunData:
     check_run_dir(run_dir)
     problems: list[str] = []
     result = _read_result(run_dir, problems)
-    ads = _final_ads(run_dir, result, problems)
+    ads = final_ads(run_dir, result, problems)
     tz = run_timezone(run_dir)
     logs = read_log_records(run_dir / "log") if (run_dir / "log").is_dir() else []
     events = _user_events(run_dir, ads, tz, problems)
@@ -128,7 +128,9 @@ def _read_result(run_dir: Path, problems: list[str]) -> dict[str, Any] | None:
     return data
 
 
-def _final_ads(run_dir: Path, result: dict[str, Any] | None, problems: list[str]) -> dict[str, Ad]:
+def final_ads(run_dir: Path, result: dict[str, Any] | None, problems: list[str]) -> dict[str, Ad]:
+    """Each job's final ad: ``result.json``'s, else the history's and the queue log's (what
+    cannot be read is added to ``problems``). Also what a sweep's figures are made of."""
     if result is not None and isinstance(result.get("jobs"), dict):
         return {str(j): {str(k): str(v) for k, v in ad.items()}
                 for j, ad in result["jobs"].items() if isinstance(ad, dict)}

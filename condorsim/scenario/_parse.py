@@ -38,7 +38,7 @@ from ._sections import (
 )
 from ._times import END, datetime_seconds, format_duration, parse_duration, type_name
 
-__all__ = ["DEFAULT_START", "load_scenario", "parse_scenario"]
+__all__ = ["DEFAULT_START", "load_scenario", "load_toml", "parse_scenario", "read_text"]
 
 DEFAULT_START: Final = int(_dt.datetime(2026, 1, 1, tzinfo=_dt.UTC).timestamp())
 """2026-01-01T00:00:00Z, the start when ``[scenario]`` gives none."""
@@ -53,32 +53,26 @@ _TOML_POSITION: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 def load_scenario(path: str | Path) -> Scenario:
     """Read and check the scenario file at ``path``; raises ScenarioError."""
     path = Path(path)
+    return parse_scenario(read_text(path), source=str(path), base_dir=path.parent)
+
+
+def read_text(path: Path, kind: str = "scenario") -> str:
+    """The text of a ``kind`` file; a ScenarioError naming it when it cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScenarioError("no such file", source=str(path)) from None
     except IsADirectoryError:
-        raise ScenarioError("is a directory, not a scenario file", source=str(path)) from None
+        raise ScenarioError(f"is a directory, not a {kind} file", source=str(path)) from None
     except UnicodeDecodeError:
         raise ScenarioError("is not UTF-8 text", source=str(path)) from None
     except OSError as err:
         raise ScenarioError(f"cannot be read ({err.strerror})", source=str(path)) from None
-    return parse_scenario(text, source=str(path), base_dir=path.parent)
 
 
 def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".")) -> Scenario:
     """Check the scenario ``text``; files it names are relative to ``base_dir``."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        message = str(err)
-        found = _TOML_POSITION.search(message)
-        if found is None:
-            raise ScenarioError(f"not valid TOML: {message}", source=source) from None
-        raise ScenarioError(
-            f"not valid TOML: {message[:found.start()]} (column {found.group(2)})",
-            source=source, line=int(found.group(1)),
-        ) from None
+    data = load_toml(text, source)
     ctx = FileContext(source, Locator(text))
     _check_top_level(ctx, data)
     header = _read_header(ctx, data["scenario"])
@@ -109,6 +103,21 @@ def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".
     check_submits(ctx, scenario)
     check_routing(ctx, scenario)
     return scenario
+
+
+def load_toml(text: str, source: str) -> dict[str, Any]:
+    """The TOML document ``text``; its syntax errors as a ScenarioError with the line."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        message = str(err)
+        found = _TOML_POSITION.search(message)
+        if found is None:
+            raise ScenarioError(f"not valid TOML: {message}", source=source) from None
+        raise ScenarioError(
+            f"not valid TOML: {message[:found.start()]} (column {found.group(2)})",
+            source=source, line=int(found.group(1)),
+        ) from None
 
 
 def _check_top_level(ctx: FileContext, data: dict[str, Any]) -> None:
