@@ -170,7 +170,7 @@ def _up(argv: list[str]) -> int:
     from condorsim.tools.waiting import Waiting, awaited
     from daemons.master.logic import DaemonListError, daemon_plan
 
-    home = poolmod.pool_home()
+    home = poolmod.pool_home().resolve()
     config_path = poolmod.ensure_home(home)
     try:
         config = Config.load(config_path, subsystem="MASTER")
@@ -198,7 +198,9 @@ def _up(argv: list[str]) -> int:
                 "--address-file", str(poolmod.address_file(home, "master")),
             ],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-            start_new_session=True,
+            # in the pool's directory: `python -m daemons.X` looks in the working directory
+            # first, and `up` run inside another checkout would start that checkout's daemons
+            cwd=home, start_new_session=True,
         )
     (home / "master.pid").write_text(f"{proc.pid}\n")
     names = ["master", *(p.name for p in plan)]

@@ -8,7 +8,10 @@ processes with deadlines, never fixed sleeps."""
 from __future__ import annotations
 
 import getpass
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,7 +34,14 @@ def test_a_live_pool_runs_real_jobs_and_the_tools_show_it(tmp_path: Path) -> Non
     sub = work / "echo.sub"
     sub.write_text(f"executable = /bin/echo\narguments = hello\noutput = out.txt\n"
                    f"error = err.txt\nlog = {work}/echo.log\nqueue\n")
-    assert run_cli(home, "up").returncode == 0
+    # `condorsim up` run in a directory holding another `daemons` package (another
+    # checkout) still starts condorsim's own daemons
+    (work / "daemons").mkdir()
+    (work / "daemons" / "__init__.py").write_text("raise SystemExit('not these daemons')\n")
+    up = subprocess.run([str(Path(sys.executable).parent / "condorsim"), "up"], cwd=work,
+                        env=dict(os.environ, CONDORSIM_HOME=str(home)), capture_output=True,
+                        text=True, timeout=90)
+    assert up.returncode == 0, up.stderr
     try:
         q = run_cli(home, "q")  # the queue is empty: the title has the pool's time anyway
         assert re.match(rf"\n\n-- Schedd: \S+ : <[\d.:]+> @ {DATE}\n", q.stdout), q.stdout
