@@ -65,6 +65,9 @@ class StartdState:
         # the machine's load, which HTCondor's startd puts in every slot ad
         load = sum(s.load_avg() for s in self.slots if s.machine is slot.machine)
         ad["TotalLoadAvg"] = ad["TotalCondorLoadAvg"] = load
+        # a simulated machine has no console user: its keyboard and console have been idle
+        # since the startd started (HTCondor advertises both in every slot ad)
+        ad["KeyboardIdle"] = ad["ConsoleIdle"] = max(0, int(now) - self.start_time)
         return ad
 
     def next_deadline(self) -> float | None:

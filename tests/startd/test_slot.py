@@ -231,3 +231,18 @@ def test_with_want_suspend_preempt_is_not_looked_at_while_busy() -> None:
     assert slot2.tick(T0 + 1) == [SuspendJob(claim2, "1.0", True)]
     # suspended: CONTINUE is false, PREEMPT is true -> retire (no retirement time) -> vacate
     assert slot2.tick(T0 + 2) == [StopJob(claim2, "1.0")]
+
+
+def test_slot_ads_advertise_keyboard_and_console_idle_since_the_startd_started() -> None:
+    # condor_status -state shows KbdIdle, and desktop policies (START = KeyboardIdle > ...)
+    # read it: a simulated machine has had no console user since its startd started.
+    from condorsim.config import Config
+    from daemons.startd.logic import StartdState
+    from daemons.startd.machines import read_machine
+
+    config = Config.from_text("SIM_MACHINE_m1_CPUS = 2\n")
+    state = StartdState([read_machine(config, "m1")], now=1000.0, address="<127.0.0.1:1>",
+                        lease_duration=2400, uid_domain="d", filesystem_domain="d")
+    ad = state.slot_ad(state.slots[0], 1900.5)
+    assert ad.evaluate("KeyboardIdle") == 900
+    assert ad.evaluate("ConsoleIdle") == 900
