@@ -15,8 +15,16 @@ As HTCondor's ``Accountant`` (facts section 9):
   where ``max`` is the largest EUP, and ``limit_i = share_i * total_weight - usage_i``,
   at least 0.
 
-Usage is the weight (SlotWeight, else Cpus, or 1 without slot weights) of the claimed
-slots whose RemoteUser is the submitter, read from the slot ads at each cycle.
+Usage is counted per match, as HTCondor's accountant counts it (Accountant.cpp): a match
+adds the slot's weight (SlotWeight, else Cpus, or 1 without slot weights) to its
+submitter's ResourcesUsed the moment the negotiator makes it (:meth:`Accountant.add_match`,
+with negative *uncharged time* for the part of the interval before it), and at each cycle
+:meth:`Accountant.update_priorities` charges ``ResourcesUsed x time passed + uncharged
+time`` before :meth:`Accountant.check_matches` compares the recorded matches with the slot
+ads: a slot no longer claimed by its user ends its match (the time since the last update
+becomes uncharged time, 0 right after an update), a claimed slot the accountant does not
+know starts one. So a job that starts and ends between two cycles is charged from its match
+to the next cycle, never lost.
 """
 
 from __future__ import annotations
@@ -33,7 +41,9 @@ class UserRecord:
 
     priority: float = MIN_PRIORITY  # real user priority
     factor: float = 1000.0
-    usage: float = 0.0
+    usage: float = 0.0  # the weight of its matches (WeightedResourcesUsed)
+    matches: int = 0  # how many slots it holds (ResourcesUsed)
+    uncharged: float = 0.0  # weighted slot-seconds not yet charged (WeightedUnchargedTime)
     accumulated: float = 0.0  # weighted slot-seconds used (AccumulatedUsage)
     begin_usage: int = 0  # when the user first used a slot (BeginUsageTime)
     last_usage: int = 0  # when the user last used a slot (LastUsageTime)
@@ -47,6 +57,8 @@ class Accountant:
     default_factor: float = 1000.0
     users: dict[str, UserRecord] = field(default_factory=dict)
     last_update: float | None = None
+    # slot name -> (user, weight, when its match started)
+    resources: dict[str, tuple[str, float, float]] = field(default_factory=dict)
 
     def record(self, user: str) -> UserRecord:
         """The record of ``user``, made (at the floor, default factor) when new."""
@@ -59,21 +71,73 @@ class Accountant:
         """condor_userprio -setfactor."""
         self.record(user).factor = factor
 
-    def update_priorities(self, now: float, usage: Mapping[str, float]) -> None:
-        """Decay every known user's RUP towards its current ``usage`` (weights in use)."""
-        for user in usage:
-            self.record(user)
-        dt = 0.0 if self.last_update is None else max(0.0, now - self.last_update)
-        beta = 0.5 ** (dt / self.halflife) if self.halflife > 0 else 0.0
+    def update_priorities(self, now: float) -> None:
+        """Charge every user for the time since the last update and decay its RUP towards
+        that usage (HTCondor's UpdatePriorities: RecentUsage = WeightedResourcesUsed +
+        WeightedUnchargedTime / time passed)."""
+        if self.last_update is None:
+            self.last_update = now
+            return
+        passed = now - self.last_update
+        if passed <= 0:
+            if passed < 0:  # the clock went back: start again from now
+                self.last_update = now
+            return
+        beta = 0.5 ** (passed / self.halflife) if self.halflife > 0 else 0.0
         for user in sorted(self.users):
             rec = self.users[user]
-            rec.accumulated += rec.usage * dt  # what it used since the last update
-            rec.usage = usage.get(user, 0.0)
-            if rec.usage > 0:
+            recent = rec.usage + rec.uncharged / passed
+            rec.priority = max(MIN_PRIORITY, rec.priority * beta + recent * (1 - beta))
+            rec.accumulated += rec.usage * passed + rec.uncharged
+            if rec.accumulated > 0 and not rec.begin_usage:
+                rec.begin_usage = int(now)
+            if recent > 0:
                 rec.last_usage = int(now)
-                rec.begin_usage = rec.begin_usage or int(now)
-            rec.priority = max(MIN_PRIORITY, rec.priority * beta + rec.usage * (1 - beta))
+            rec.uncharged = 0.0
         self.last_update = now
+
+    def add_match(self, user: str, resource: str, weight: float, now: float) -> None:
+        """A match of ``resource`` (a slot's name) for ``user`` starts at ``now``."""
+        held = self.resources.get(resource)
+        if held is not None:
+            if held[0] == user:
+                return
+            self.remove_match(resource, now)
+        rec = self.record(user)
+        rec.matches += 1
+        rec.usage += weight
+        # the part of the interval before the match is not the user's
+        rec.uncharged -= (now - (self.last_update if self.last_update is not None else now)) \
+            * weight
+        self.resources[resource] = (user, weight, now)
+
+    def remove_match(self, resource: str, now: float) -> None:
+        """The match of ``resource`` ended by ``now``: what it held since the last update
+        becomes uncharged time."""
+        held = self.resources.pop(resource, None)
+        if held is None:
+            return
+        user, weight, start = held
+        rec = self.record(user)
+        rec.matches = max(0, rec.matches - 1)
+        rec.usage = max(0.0, rec.usage - weight)
+        if self.last_update is not None:
+            start = max(start, self.last_update)
+        rec.uncharged += (now - start) * weight
+
+    def check_matches(self, now: float, claimed: Mapping[str, tuple[str, float]]) -> None:
+        """Bring the recorded matches in line with the slot ads: ``claimed`` maps each
+        claimed slot's name to (its RemoteUser, its weight)."""
+        for resource, (user, _weight, _start) in list(self.resources.items()):
+            holder = claimed.get(resource)
+            if holder is None or holder[0] != user:
+                self.remove_match(resource, now)
+        for resource, (user, weight) in claimed.items():
+            self.add_match(user, resource, weight, now)
+
+    def usage(self) -> dict[str, float]:
+        """Each user's weight in use (WeightedResourcesUsed)."""
+        return {user: rec.usage for user, rec in self.users.items() if rec.usage > 0}
 
     def accounting_ads(self, now: float) -> list[dict[str, object]]:
         """The submitters' Accounting ads (what condor_userprio shows), one per user:
@@ -84,7 +148,7 @@ class Accountant:
             ads.append({
                 "MyType": "Accounting", "Name": user, "AccountingGroup": "<none>",
                 "IsAccountingGroup": False, "Priority": rec.priority * rec.factor,
-                "PriorityFactor": rec.factor, "ResourcesUsed": int(rec.usage),
+                "PriorityFactor": rec.factor, "ResourcesUsed": rec.matches,
                 "WeightedResourcesUsed": float(rec.usage),
                 "AccumulatedUsage": rec.accumulated, "WeightedAccumulatedUsage": rec.accumulated,
                 "BeginUsageTime": rec.begin_usage, "LastUsageTime": rec.last_usage,

@@ -201,12 +201,17 @@ class Negotiator:
             m.QUERY_STARTD_ADS(constraint=self._slot_constraint, projection=[]))
         submitter_ads = await self._query(m.QUERY_SUBMITTOR_ADS(constraint="", projection=[]))
         weights = self.policy.use_slot_weights
-        usage: dict[str, float] = {}
+        claimed: dict[str, tuple[str, float]] = {}
         for slot in slots:
             user = remote_user(slot)
-            if user and slot.evaluate("State") in ("Claimed", "Preempting"):
-                usage[user] = usage.get(user, 0.0) + slot_weight(slot, weights)
-        self.accountant.update_priorities(now, usage)
+            slot_name = slot.evaluate("Name")
+            if user and type(slot_name) is str \
+                    and slot.evaluate("State") in ("Claimed", "Preempting"):
+                claimed[slot_name] = (user, slot_weight(slot, weights))
+        # HTCondor's order: charge the interval that ended, then compare with the slots
+        self.accountant.update_priorities(now)
+        self.accountant.check_matches(now, claimed)
+        usage = self.accountant.usage()
         by_name: dict[str, ClassAd] = {}
         for ad in submitter_ads:
             name = ad.evaluate("Name")
@@ -327,6 +332,7 @@ class Negotiator:
                 return
             mm.take(best)
             outcome.used += weight
+            self.accountant.add_match(name, best.name, weight, trio.current_time())
             stats.matches += 1
             # HTCondor's NegotiatorLog: "Request 00001.00000: autocluster 1 (request count 2
             # of 3)" then "Matched 1.0 alice@x <schedd> preempting none <startd> slot1@m". The

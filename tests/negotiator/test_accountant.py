@@ -16,21 +16,59 @@ from daemons.negotiator.schedule import CycleSchedule
 def test_a_new_user_starts_at_the_floor_times_the_factor() -> None:
     acct = Accountant()
     assert acct.effective_priority("alice@x") == MIN_PRIORITY * 1000
-    acct.update_priorities(0, {})
+    acct.update_priorities(0)
     acct.set_factor("bob@x", 10)
     assert acct.effective_priority("bob@x") == 5.0
 
 
+def _cycle(acct: Accountant, now: float, claimed: dict[str, tuple[str, float]]) -> None:
+    # the negotiator's order at the start of a cycle, as HTCondor's
+    acct.update_priorities(now)
+    acct.check_matches(now, claimed)
+
+
 def test_priority_moves_halfway_to_usage_in_one_halflife() -> None:
     acct = Accountant(halflife=86400, default_factor=1)
-    acct.update_priorities(0, {"alice@x": 10})
+    ten = {f"slot{i}@m": ("alice@x", 1.0) for i in range(10)}
+    _cycle(acct, 0, ten)
     assert acct.real_priority("alice@x") == MIN_PRIORITY  # no time has passed
-    acct.update_priorities(86400, {"alice@x": 10})
+    _cycle(acct, 86400, ten)
     assert acct.real_priority("alice@x") == pytest.approx(0.5 * 0.5 + 10 * 0.5)
-    acct.update_priorities(2 * 86400, {})
-    assert acct.real_priority("alice@x") == pytest.approx(5.25 * 0.5)
-    acct.update_priorities(100 * 86400, {})
+    _cycle(acct, 2 * 86400, {})
+    # the ten slots were held the whole day: charged, then released at this cycle
+    assert acct.real_priority("alice@x") == pytest.approx(5.25 * 0.5 + 10 * 0.5)
+    _cycle(acct, 3 * 86400, {})
+    assert acct.real_priority("alice@x") == pytest.approx(7.625 * 0.5)
+    _cycle(acct, 100 * 86400, {})
     assert acct.real_priority("alice@x") == MIN_PRIORITY  # never below the floor
+
+
+def test_a_job_between_two_cycles_is_charged_from_its_match_to_the_next_cycle() -> None:
+    # HTCondor's AddMatch/RemoveMatch: a match made at t=20 whose job ended before the
+    # cycle at t=60 is charged 40 slot-seconds, and its user shows usage (condor_userprio)
+    acct = Accountant(halflife=86400, default_factor=1)
+    _cycle(acct, 0, {})
+    acct.add_match("alice@x", "slot1@m", 2.0, 20)
+    assert acct.usage() == {"alice@x": 2.0}
+    _cycle(acct, 60, {})  # the slot is no longer claimed
+    rec = acct.users["alice@x"]
+    assert rec.accumulated == pytest.approx(80.0)  # 40 s x weight 2
+    assert rec.last_usage == 60 and rec.begin_usage == 60
+    assert acct.real_priority("alice@x") > MIN_PRIORITY
+    assert acct.usage() == {}
+    ad = acct.accounting_ads(60)[0]
+    assert ad["AccumulatedUsage"] == pytest.approx(80.0) and ad["ResourcesUsed"] == 0
+    _cycle(acct, 120, {})
+    assert acct.users["alice@x"].accumulated == pytest.approx(80.0)  # nothing more
+
+
+def test_a_slot_taken_over_by_another_user_moves_its_match() -> None:
+    acct = Accountant(halflife=86400, default_factor=1)
+    _cycle(acct, 0, {"slot1@m": ("alice@x", 1.0)})
+    _cycle(acct, 100, {"slot1@m": ("bob@x", 1.0)})  # preempted between the cycles
+    assert acct.usage() == {"bob@x": 1.0}
+    assert acct.users["alice@x"].accumulated == pytest.approx(100.0)
+    assert acct.accounting_ads(100)[1]["ResourcesUsed"] == 1
 
 
 def test_fair_share_limits_are_inverse_to_eup_minus_usage() -> None:
