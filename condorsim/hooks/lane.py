@@ -52,8 +52,9 @@ class HookLane:
     def submit(self, call: HookCall, done: Callable[[HookResult], None] | None = None,
                **fields: Any) -> None:
         """Queue an advisory ``call`` (the caller does not wait; simulated time goes on
-        while it runs); ``done`` gets its result."""
-        self._send.send_nowait((call, done, fields))
+        while it runs); ``done`` gets its result. Its log line comes when it is over and
+        says when it was asked for (``asked_at``, simulated seconds)."""
+        self._send.send_nowait((call, done, {**fields, "asked_at": trio.current_time()}))
 
     async def run(self, call: HookCall, **fields: Any) -> HookResult:
         """Queue ``call`` and wait for its result, busy all along."""
@@ -65,7 +66,7 @@ class HookLane:
             finished.set()
 
         with self.busy() if self.busy is not None else nullcontext():
-            self.submit(call, done, **fields)
+            self._send.send_nowait((call, done, fields))
             await finished.wait()
         return box[0]
 

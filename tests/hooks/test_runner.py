@@ -153,9 +153,11 @@ def test_an_advisory_hook_holds_no_time_up_but_a_waited_for_one_behind_it_does(
     waited = _script(tmp_path, "waited.sh", "echo answered\n")
     order: list[str] = []
 
+    records: list[tuple[str, dict[str, object]]] = []
+
     class Log:
         def __getattr__(self, level: str) -> object:
-            return lambda event, **f: None
+            return lambda event, **f: records.append((event, f))
 
     async def main() -> None:
         participant = Participant(clock)
@@ -183,3 +185,6 @@ def test_an_advisory_hook_holds_no_time_up_but_a_waited_for_one_behind_it_does(
     clock = VirtualClock(1_000_000.0)
     trio.run(main, clock=clock)
     assert order == ["idle", "advised", "answered at 100", "idle"]
+    # the advisory hook's line says when it was asked for, the waited-for one needs not
+    assert [(e, f["hook"], f.get("asked_at")) for e, f in records] == [
+        ("hook_exited", "ADVISORY", 1_000_000.0), ("hook_exited", "WAITED", None)]
