@@ -8,7 +8,8 @@ Public API::
     job_hooks(lookup, "STARTER", job_ad, ["PREPARE_JOB", ...], base)  # keyword and paths
     print_ad(ad); parse_all_or_nothing(text); parse_until_bad(text)   # hook ad text
     log_hook_result(ctx.log, result)
-    lane = HookLane(ctx.log, ctx.busy); await lane.run(call); lane.submit(call)  # in order
+    lane = HookLane(ctx.log, ctx.busy); await lane.run(call); lane.submit(call)  # in order;
+    # run: busy until answered; submit: advisory, holds no simulated time up
 
 Every hook of every daemon (the startd's fetch-work hooks, the starter's and the shadow's
 job hooks, the daemon cron jobs, later the job router's hooks) runs through

@@ -5,16 +5,25 @@ How this works
 A site's hooks often share state (a work queue the fetch hook pops and the reply hook
 marks). Hooks asked for at one simulated instant would otherwise run at once in real
 time, and which one read the shared state first would change from run to run. A
-:class:`HookLane` has one worker task that runs the calls put in its channel in order:
-:meth:`HookLane.run` waits for the result (the daemon waits for that hook by design, e.g.
-FETCH_WORK), :meth:`HookLane.submit` does not (an advisory hook such as REPLY_FETCH; its
-result is only logged). Either way the daemon itself carries on: only hooks wait for hooks.
+:class:`HookLane` has one worker task that runs the calls put in its channel in order.
+
+:meth:`HookLane.run` is for a hook the daemon waits for by design (FETCH_WORK, the prepare
+hooks, JOB_EXIT): the process is *busy* from the moment the hook is asked for -- while it
+waits for its turn behind earlier hooks, and while it runs -- until its result is back, so
+simulated time cannot jump past it and its result is handled at the instant it was asked
+for. :meth:`HookLane.submit` is for an advisory hook (REPLY_FETCH, EVICT_CLAIM, the
+starter's UPDATE_JOB_INFO): nobody waits for it and it holds nothing up -- the process is
+not busy while it runs, so simulated time goes on (its result is only logged, at the
+simulated time it comes back, which may vary between runs). A replay stays deterministic
+because an advisory hook changes nothing in the pool and a waited-for hook queued behind
+it still runs after it, at its own instant.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 import trio
@@ -35,18 +44,20 @@ class HookLane:
     async def serve(self) -> None:
         """The worker: run it in the daemon's nursery."""
         async for call, done, fields in self._receive:
-            result = await run_hook(call, self.busy)
+            result = await run_hook(call)  # a waited-for call's caller holds the busy mark
             log_hook_result(self.log, result, **fields)
             if done is not None:
                 done(result)
 
     def submit(self, call: HookCall, done: Callable[[HookResult], None] | None = None,
                **fields: Any) -> None:
-        """Queue ``call``; ``done`` gets its result (the caller does not wait)."""
-        self._send.send_nowait((call, done, fields))
+        """Queue an advisory ``call`` (the caller does not wait; simulated time goes on
+        while it runs); ``done`` gets its result. Its log line comes when it is over and
+        says when it was asked for (``asked_at``, simulated seconds)."""
+        self._send.send_nowait((call, done, {**fields, "asked_at": trio.current_time()}))
 
     async def run(self, call: HookCall, **fields: Any) -> HookResult:
-        """Queue ``call`` and wait for its result."""
+        """Queue ``call`` and wait for its result, busy all along."""
         box: list[HookResult] = []
         finished = trio.Event()
 
@@ -54,6 +65,8 @@ class HookLane:
             box.append(result)
             finished.set()
 
-        self.submit(call, done, **fields)
-        await finished.wait()
+        with self.busy() if self.busy is not None else nullcontext():
+            self._send.send_nowait((call, done, fields))
+            await finished.wait()
         return box[0]
+

@@ -17,7 +17,8 @@ process runs in a worker thread (``trio.to_thread``) that the clock cannot see, 
 exactly why the busy mark is needed: ``wait_all_tasks_blocked`` would otherwise call the
 process idle while the thread works. Outside the runtime's own clocks (an in-process
 pool on ``MockClock``, whose autojump would also not see the thread) the hook runs inline,
-blocking the event loop, so no simulated time passes either.
+blocking the event loop, so no simulated time passes either. An advisory hook (nobody
+waits for it: ``busy`` is None) holds no simulated time up (lane.py).
 
 The hook gets a session (process group) of its own. When it exits, whatever it left
 running is killed (HTCondor's ``Kill_Family`` in the hook reaper); when it outlives its

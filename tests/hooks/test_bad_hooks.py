@@ -68,6 +68,10 @@ def test_the_starter_logs_each_bad_job_hook(run: Path) -> None:
     assert _find(starter, "hook_timed_out", job="3.0")["hook"] == "SLOWPREP_HOOK_PREPARE_JOB"
     exit_hook = _find(starter, "hook_timed_out", job="4.0")
     assert (exit_hook["hook"], exit_hook["timeout"]) == ("SLOWEXIT_HOOK_JOB_EXIT", 3.0)
+    broken = _find(starter, "job_hooks_unusable", job="5.0")
+    assert str(broken["error"]).startswith(
+        "invalid path specified for BROKEN_HOOK_PREPARE_JOB (")
+    assert broken["level"] == "error"
 
 
 def test_the_startd_logs_each_bad_cron_job(run: Path) -> None:

@@ -55,6 +55,10 @@ def _calls(run_dir: Path, where: str, name: str) -> list[tuple[list[str], str, d
     return out
 
 
+def _records(run_dir: Path, log: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (run_dir / "log" / f"{log}.json").read_text().splitlines()]
+
+
 def _ad(text: str) -> ClassAd:
     return ClassAd.parse_old(text)
 
@@ -109,6 +113,12 @@ def test_the_starter_hooks_get_the_job_ad_arguments_and_environment(runs) -> Non
     for attr in ("JobPid", "NumPids", "JobStartDate", "RemoteSysCpu", "RemoteUserCpu",
                  "ImageSize"):
         assert update.lookup(attr) is not None, attr
+    starts = {f"{ad.evaluate('ClusterId')}.{ad.evaluate('ProcId')}": ad.evaluate("JobStartDate")
+              for ad in map(_ad, (stdin for _, stdin, _ in updates))}
+    asked = [(r["job"], r["asked_at"] - starts[r["job"]]) for r in _records(run, "StarterLog")
+             if r["event"] == "hook_exited" and r["hook"] == "SITE_HOOK_UPDATE_JOB_INFO"]
+    assert sorted(asked) == [("1.0", 8), ("1.0", 58), ("1.0", 108),
+                             ("4.0", 8), ("4.0", 58), ("4.0", 108)]
     exits = _calls(run, "hooks/site", "job_exit")
     assert [argv for argv, _, _ in exits] == [["exit"], ["exit"]]
     final = _ad(exits[0][1])

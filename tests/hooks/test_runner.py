@@ -10,7 +10,7 @@ from pathlib import Path
 import trio
 import trio.testing
 
-from condorsim.hooks import HookCall, log_hook_result, run_hook
+from condorsim.hooks import HookCall, HookLane, log_hook_result, run_hook
 from condorsim.hooks.runner import OUTPUT_CAP
 from condorsim.runtime.clock import VirtualClock
 from condorsim.runtime.participant import Participant
@@ -142,3 +142,49 @@ def test_every_outcome_has_one_log_line(tmp_path: Path) -> None:
         ("warning", "hook_not_started")]
     assert records[1][2]["stderr"] == "why" and records[1][2]["status"] == "exited with status 2"
     assert all(f["slot"] == "slot1@x" for _, _, f in records)
+
+
+def test_an_advisory_hook_holds_no_time_up_but_a_waited_for_one_behind_it_does(
+        tmp_path: Path) -> None:
+    """HookLane.submit (REPLY_FETCH, EVICT_CLAIM, UPDATE_JOB_INFO): the process is not busy
+    while it runs, so simulated time may go on. HookLane.run (FETCH_WORK, ...): busy from the
+    moment it is asked for, even while it waits for its turn behind the advisory hook."""
+    advisory = _script(tmp_path, "advisory.sh", "sleep 1; echo advised\n")
+    waited = _script(tmp_path, "waited.sh", "echo answered\n")
+    order: list[str] = []
+
+    records: list[tuple[str, dict[str, object]]] = []
+
+    class Log:
+        def __getattr__(self, level: str) -> object:
+            return lambda event, **f: records.append((event, f))
+
+    async def main() -> None:
+        participant = Participant(clock)
+        lane = HookLane(Log(), participant.busy)
+        start = trio.current_time()
+
+        async def ask() -> None:
+            result = await lane.run(HookCall("WAITED", waited))
+            order.append(f"{result.stdout.strip()} at {trio.current_time() - start:g}")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(lane.serve)
+            lane.submit(HookCall("ADVISORY", advisory),
+                        lambda r: order.append(r.stdout.strip()))
+            await trio.testing.wait_all_tasks_blocked()
+            await participant.wait_idle()  # at once: the advisory hook does not keep it busy
+            order.append("idle")
+            clock.advance(start + 100)  # simulated time goes on while it runs
+            nursery.start_soon(ask)
+            await trio.testing.wait_all_tasks_blocked()
+            await participant.wait_idle()  # only once the waited-for hook is answered
+            order.append("idle")
+            nursery.cancel_scope.cancel()
+
+    clock = VirtualClock(1_000_000.0)
+    trio.run(main, clock=clock)
+    assert order == ["idle", "advised", "answered at 100", "idle"]
+    # the advisory hook's line says when it was asked for, the waited-for one needs not
+    assert [(e, f["hook"], f.get("asked_at")) for e, f in records] == [
+        ("hook_exited", "ADVISORY", 1_000_000.0), ("hook_exited", "WAITED", None)]

@@ -111,3 +111,13 @@ def test_no_keyword_no_hook_and_a_bad_path_runs_without_hooks(tmp_path: Path) ->
     out, log = _prepare(tmp_path, "exit 0\n", extra=bad + "SHADOW_JOB_HOOK_KEYWORD = CRED\n")
     assert out is None  # the daemon's own keyword: HTCondor's hook manager fails, no hooks
     assert "job_hooks_unusable" in [e for e, _ in log.records]
+
+
+def test_garbage_from_the_shadow_hook_is_logged_and_the_lines_before_it_count(
+        tmp_path: Path) -> None:
+    out, log = _prepare(tmp_path, 'echo "SimRuntime = 30"\necho "garbage ] ["\n'
+                                  'echo "NeverMerged = true"\n')
+    assert out is not None and out.exit_code is None
+    assert out.update.evaluate("SimRuntime") == 30 and "NeverMerged" not in out.update
+    (bad,) = [f for e, f in log.records if e == "prepare_hook_bad_output"]
+    assert (bad["hook"], bad["line"]) == ("CRED_HOOK_SHADOW_PREPARE_JOB", "garbage ] [")

@@ -54,6 +54,10 @@ def test_targeting_order_constraint_then_name_then_type_then_id() -> None:
     assert targets(ClassAd.parse("[ SlotTypeId = 1; SlotID = 9 ]"), slot)
     assert not targets(ClassAd.parse("[ SlotID = 3 ]"), slot)
     assert targets(ClassAd.parse("[ X = 1 ]"), slot)
+    # the first targeting attribute present decides, even against the ones after it
+    assert not targets(ClassAd.parse('[ SlotMergeConstraint = false; SlotName = "slot2" ]'), slot)
+    assert not targets(ClassAd.parse('[ SlotName = "slot1"; SlotTypeId = 1; SlotID = 2 ]'), slot)
+    assert not targets(ClassAd.parse("[ SlotTypeId = 2; SlotID = 2 ]"), slot)
 
 
 def test_autopublish_always_and_if_changed_ignore_last_update() -> None:
