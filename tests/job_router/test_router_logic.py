@@ -605,3 +605,22 @@ def test_a_copy_back_to_idle_makes_the_original_idle_with_an_evicted_event() -> 
     assert original.evaluate("EnteredCurrentStatus") == T0 + 20
     assert events.seen == [("execute", "1.0", T0 + 10), ("evicted", "1.0", T0 + 20)]
     assert logic.jobs[(1, 0)].phase is Phase.SUBMITTED  # still routed
+
+
+def test_routes_read_again_keep_their_counters_and_take_their_new_limits() -> None:
+    """Reconfig (or JOB_ROUTER_ENTRIES_REFRESH) replaces the routing table: a route that
+    stays keeps what it has routed, with its new MaxJobs; a new route takes jobs at once."""
+    logic, schedd, _ = _router(FakeRoute("Site1", max_jobs=1))
+    for proc in range(3):
+        schedd.add((1, proc))
+    _poll(logic, schedd, 0)
+    assert logic.stats["Site1"].recent_routed == 1
+    logic.set_table(RoutingTable([FakeRoute("Site1", max_jobs=2), FakeRoute("Site2")]))
+    assert logic.stats["Site1"].recent_routed == 1 and logic.stats["Site1"].max_jobs == 2
+    _poll(logic, schedd, 10)
+    assert sorted(ad.evaluate("RouteName") for ad in schedd.jobs.values()
+                  if "RouteName" in ad) == ["Site1", "Site1", "Site2"]
+    logic.set_table(RoutingTable([]))  # every route gone: routed jobs go on, none is added
+    schedd.add((1, 3))
+    _poll(logic, schedd, 20)
+    assert "Managed" not in schedd.jobs[(1, 3)] and "Site1" not in logic.stats
