@@ -127,6 +127,6 @@ def main() -> list[str]:
         line("with routing   ", routed) + f", {int(routed['copies'])} jobs ran as routed copies",
         f"routing costs {routed['wall'] / plain['wall']:.2f}x the wall time and "
         f"{routed['messages'] / max(plain['messages'], 1):.2f}x the messages "
-        f"(the pool finished in {routed['simulated'] / plain['simulated']:.2f}x the simulated "
-        "time: more slots)",
+        f"(the routed pool finished in {routed['simulated'] / plain['simulated']:.2f}x the "
+        "simulated time: its jobs run as copies at the sites, not in the local slots)",
     ]

@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from condorsim import pool as poolmod
 
@@ -167,7 +168,7 @@ def _report(argv: list[str]) -> int:
 def _up(argv: list[str]) -> int:
     """condorsim up: start the local pool and return once it is ready."""
     from condorsim.config import Config, ConfigError
-    from condorsim.tools.waiting import Waiting, awaited
+    from condorsim.tools.waiting import StartFailures, Waiting, awaited
     from daemons.master.logic import DaemonListError, daemon_plan
 
     home = poolmod.pool_home().resolve()
@@ -188,6 +189,7 @@ def _up(argv: list[str]) -> int:
         stale.unlink()
     start = time.time()
     poolmod.write_clock(home, start, speed)
+    failures = StartFailures(log_dir)
     with open(log_dir / "master.stderr", "ab") as err:
         proc = subprocess.Popen(
             [
@@ -215,6 +217,18 @@ def _up(argv: list[str]) -> int:
             ready = [n for n in names if poolmod.address_file(home, n).exists()]
             if len(ready) == len(names):
                 break
+            failed = failures.first()
+            if failed is not None:
+                # the master would restart it again and again: say which and why, at once
+                waiting.show(f"the {failed[0]} could not start")
+                _stop_master(proc)
+                (home / "master.pid").unlink(missing_ok=True)
+                for stale in log_dir.glob(".*_address"):
+                    stale.unlink()
+                print(f"condorsim up: the {failed[0]} could not start: {failed[1]}\n"
+                      f"condorsim up: the pool is stopped; see {log_dir / (failed[0] + '.stderr')}"
+                      f" and {log_dir / 'MasterLog'}", file=sys.stderr)
+                return 1
             waiting.show(awaited(names, ready, "start", "up"))
             time.sleep(0.05)
         else:
@@ -225,7 +239,38 @@ def _up(argv: list[str]) -> int:
     print(f"condorsim: pool running at {home} (master pid {proc.pid})")
     for n in names:
         print(f"  {n:<12} {poolmod.read_address(home, n)}")
+    if "job_router" in names:
+        _say_route_errors(config_path, log_dir)
     return 0
+
+
+def _say_route_errors(config_path: Path, log_dir: Path) -> None:
+    """The job router starts with a routing table that does not load, as HTCondor's does
+    (it logs the errors and routes nothing, or leaves the bad route out): say so at once."""
+    from condorsim.config import Config, ConfigError
+    from condorsim.routing import load_router_config
+
+    try:
+        router = load_router_config(Config.load(config_path, subsystem="JOB_ROUTER"))
+    except ConfigError:
+        return  # the master's own load said it already
+    for error in router.errors:
+        print(f"condorsim up: job_router: {error}", file=sys.stderr)
+    if router.errors:
+        what = "routes nothing" if not router.enabled or not router.routes else \
+            "leaves those routes out"
+        print(f"condorsim up: job_router: the router {what} (see {log_dir / 'JobRouterLog'})",
+              file=sys.stderr)
+
+
+def _stop_master(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a master ``up`` started (and with it every daemon it started)."""
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
 
 
 def _down(argv: list[str]) -> int:

@@ -10,8 +10,8 @@ options add, then either shows the jobs as ``condorsim q -constraint ...`` does,
 ``"%2s %-20s %s"`` line of (status letter, RouteName, GridResource), ``uniq -c``'s count
 (``%7d``) and the line, sorted as ``sort | uniq -c | sort -k 3`` sorts them (byte order).
 
-router_history reads every ``$(SPOOL)/history*`` file changed since the report's start (it
-works with the pool down), keeps the ads with a RouteName whose CompletionDate lies in the
+router_history reads every ``$(SPOOL)/history*`` file (it works with the pool down, on a
+kept replay's directory too), keeps the ads with a RouteName whose CompletionDate lies in the
 report's period (the last day by default; ``--age``, ``--days``, ``--start``) and prints the
 summary of completed hours and jobs and aborted runs per route, or ``--show_records``.
 :func:`format_router_summary` and :func:`format_router_history` are pure (tests compare
@@ -20,6 +20,7 @@ their text byte for byte with the awk pipeline's and the script's).
 
 from __future__ import annotations
 
+import getopt
 import os
 import sys
 from collections import Counter
@@ -231,7 +232,7 @@ def _summary(hours: dict[str, dict[str, float]], jobs: dict[str, dict[str, int]]
             total_hours[code] = total_hours.get(code, 0.0) + h
         for code, n in jobs[route].items():
             total_jobs[code] = total_jobs.get(code, 0) + n
-    order = sorted(hours, key=lambda r: (hours[r].get("C", 0.0), r), reverse=True)
+    order = sorted(hours, key=lambda r: (-hours[r].get("C", 0.0), r))
     lines = [f"{'Site':<15} {'Hours':>5} {'Jobs':>7} {'Runs':>7}\n",
              f"{'':<15} {'':>5} {'Completed':>7} {'Aborted':>5}\n",
              "-" * 55 + "\n"]
@@ -259,36 +260,41 @@ def _spool(home: Path) -> Path:
     return Path(spool)
 
 
+_HISTORY_OPTIONS = ["help", "show_records", "days=", "age=", "start=", "show_iwd"]
+
+
 def router_history_main(argv: list[str]) -> int:
-    """condor_router_history."""
+    """condor_router_history: its options parsed as its script parses them (getopt: ``--age
+    2`` or ``--age=2``, unambiguous prefixes such as ``--show_r``)."""
     end = float(poolmod.pool_time())
     period = 86400.0
     start: float | None = None
     show_records = show_iwd = False
     tz = os.environ.get("TZ") or "UTC"
-    for arg in argv:
-        name, _, value = arg.partition("=")
-        try:
-            if name in ("--help", "-h", "-help"):  # -help too, as every condorsim command
+    if "-help" in argv:  # -help too, as every condorsim command answers it
+        sys.stderr.write(ROUTER_HISTORY_USAGE)
+        return 0
+    try:
+        options, _ = getopt.getopt(argv, "h", _HISTORY_OPTIONS)
+        for name, value in options:
+            if name in ("--help", "-h"):
                 sys.stderr.write(ROUTER_HISTORY_USAGE)
                 return 0
             if name == "--age":
                 end = float(poolmod.pool_time()) - 86400 * float(value)
-            elif name == "--days":
-                period = 86400 * float(value)
             elif name == "--start":
                 start = datetime.strptime(value, "%Y-%m-%d %H:%M").replace(
                     tzinfo=ZoneInfo(tz)).timestamp()
+            elif name == "--days":
+                period = 86400 * float(value)
             elif name == "--show_records":
                 show_records = True
             elif name == "--show_iwd":
                 show_iwd = True
-            else:
-                raise ValueError(f"option {arg} not recognized")
-        except ValueError as e:
-            sys.stderr.write(f"Command line argument error: {e}\n")
-            sys.stderr.write(ROUTER_HISTORY_USAGE)
-            return 1
+    except (getopt.GetoptError, ValueError) as e:
+        sys.stderr.write(f"Command line argument error: {e}\n")
+        sys.stderr.write(ROUTER_HISTORY_USAGE)
+        return 1
     if start is None:
         start = end - period
     try:
@@ -296,15 +302,27 @@ def router_history_main(argv: list[str]) -> int:
     except ToolError as e:
         print(f"condorsim router_history: {e}", file=sys.stderr)
         return 1
-    ads: dict[str, dict[str, str]] = {}
-    if spool.is_dir():
-        for path in sorted(spool.iterdir()):
-            if path.name.startswith("history") and path.stat().st_mtime >= start:
-                ads.update(read_history_records(path))
-    sys.stdout.write(format_router_history(ads, start, end, tz, show_records=show_records,
-                                           show_iwd=show_iwd))
+    sys.stdout.write(format_router_history(read_history_dir(spool), start, end, tz,
+                                           show_records=show_records, show_iwd=show_iwd))
     return 0
 
 
+def read_history_dir(spool: Path) -> dict[str, dict[str, str]]:
+    """Every ``history*`` file of the spool directory, read as the script reads them.
+
+    HTCondor's script skips the files last changed before the report's start, a shortcut
+    that never changes its report (a job that completed in the period was written to its
+    file after the period began). Here the records carry the pool's simulated time and the
+    files the host's, which differ (a replay of a past or future date, a pool at SIM_SPEED
+    30), so every file is read: the report is the one the shortcut would give with one
+    clock."""
+    ads: dict[str, dict[str, str]] = {}
+    if spool.is_dir():
+        for path in sorted(spool.iterdir()):
+            if path.name.startswith("history") and path.is_file():
+                ads.update(read_history_records(path))
+    return ads
+
+
 __all__: Sequence[str] = ("format_router_history", "format_router_summary",
-                          "read_history_records", "router_history_main", "router_q_main")
+                          "read_history_dir", "read_history_records", "router_history_main", "router_q_main")

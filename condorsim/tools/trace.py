@@ -10,7 +10,9 @@ job (``1.0``; or every job of a cluster, ``1``) from a kept replay directory
 from the submit to the history, as :mod:`condorsim.replay.jobflow` finds it -- and prints
 them as a table -- simulated time in the run's time zone (SIM_TIMEZONE), ``from -> to``,
 command, attributes -- or as a Mermaid ``sequenceDiagram`` (``--mermaid``) to paste into
-Markdown. A tool's request, which no trace holds, shows as a dashed arrow.
+Markdown. A tool's request, which no trace holds, shows as a dashed arrow. The job router's
+decisions about the job (its ``route_*`` records in JobRouterLog: why the job was or was not
+routed, and what became of it) are rows of their own (a note in Mermaid).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from condorsim import pool as poolmod
 from condorsim.config import Config, ConfigError
+from condorsim.replay.explain import read_log_records, sentence
 from condorsim.replay.jobflow import job_flow
 from condorsim.replay.progress import sim_datetime
 from condorsim.runtime.trace import read_trace
@@ -39,8 +42,11 @@ class TraceError(Exception):
 
 
 def format_table(records: Iterable[Mapping[str, Any]], tz: str) -> str:
-    """One row per message: time, from -> to, command, attributes carried."""
-    rows = [(sim_datetime(r["t"], tz), f"{r['from']} -> {r['to']}", str(r["cmd"]),
+    """One row per message: time, from -> to, command, attributes carried; a decision of
+    the job router: time, ``job_router``, its log event, what it decided."""
+    rows = [(sim_datetime(r["t"], tz), str(r["from"]), str(r["cmd"]), str(r["decision"]))
+            if "decision" in r else
+            (sim_datetime(r["t"], tz), f"{r['from']} -> {r['to']}", str(r["cmd"]),
              _INFERRED if r.get("inferred") else _attrs(r.get("attrs") or []))
             for r in records]
     if not rows:
@@ -73,9 +79,30 @@ def format_mermaid(records: Iterable[Mapping[str, Any]], tz: str, title: str) ->
             first = next(iter(ids.values()))
             lines.append(f"    Note over {first}: {when}")
             last_time = when
+        if "decision" in r:  # Mermaid ends a statement at ";"
+            lines.append(f"    Note over {ids[r['from']]}: {str(r['decision']).replace(';', ',')}")
+            continue
         arrow = "-->>" if r.get("inferred") else "->>"
         lines.append(f"    {ids[r['from']]}{arrow}{ids[r['to']]}: {r['cmd']}")
     return "\n".join(lines) + "\n"
+
+
+def router_decisions(run_dir: Path, job: str) -> list[dict[str, Any]]:
+    """The job router's decisions about the job, from its JobRouterLog: why it was or was
+    not routed (no route's REQUIREMENTS match it, a route full, its idle cap, its throttle,
+    JOB_ROUTER_MAX_JOBS), claimed, mirrored, finalized, given back -- every ``route_*``
+    record naming the job as the original (``job``) or as its routed copy (``dest``)."""
+    def of_job(value: object) -> bool:
+        text = str(value or "")
+        return text == job or ("." not in job and text.split(".")[0] == job)
+
+    out: list[dict[str, Any]] = []
+    for r in read_log_records(run_dir / "log", only=["JobRouterLog"]):
+        if str(r.get("event", "")).startswith("route_") and \
+                (of_job(r.get("job")) or of_job(r.get("dest"))):
+            out.append({"t": r["sim_time"], "from": "job_router", "to": "job_router",
+                        "cmd": r["event"], "decision": sentence(r) or r["event"]})
+    return sorted(out, key=lambda r: float(r["t"]))
 
 
 def run_timezone(run_dir: Path) -> str:
@@ -102,11 +129,13 @@ def trace_text(job: str, run_dir: Path, *, mermaid: bool) -> str:
         records = job_flow(read_trace(path), job, run_dir)
     except (ValueError, KeyError) as e:
         raise TraceError(f"{path} is not a trace: {e}") from None
-    if not records:
+    decisions = router_decisions(run_dir, job)
+    if not records and not decisions:
         raise TraceError(f"no message of job {job} in {path}")
     # in time order, by the second shown; within a second, the order they were sent in (the
-    # processes of a wall-clock pool append to the trace at slightly different times)
-    records = sorted(records, key=lambda r: int(float(r["t"])))
+    # processes of a wall-clock pool append to the trace at slightly different times), the
+    # router's decisions before the messages they led to
+    records = sorted([*decisions, *records], key=lambda r: int(float(r["t"])))
     tz = run_timezone(run_dir)
     if mermaid:
         return format_mermaid(records, tz, f"job {job}")

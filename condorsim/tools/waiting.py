@@ -9,6 +9,7 @@ through :func:`condorsim.replay.explain.read_log_records`.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -65,6 +66,59 @@ def daemon_pids(home: Path) -> dict[str, int]:
                 r.get("daemon") != "master":
             pids[str(r.get("daemon"))] = int(r["pid"])
     return pids
+
+
+class StartFailures:
+    """Daemons the master could not start since this watcher was made, and why.
+
+    The master logs ``daemon_failed_to_start`` (the process exited before it served
+    anything) in MasterLog.json; the reason is what the daemon last wrote to
+    ``log/<daemon>.stderr`` (a daemon that cannot use a knob says so there and exits 2).
+    Only what was written after the watcher was made counts, so an earlier pool's failures
+    in the same directory are not reported again."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self._master = log_dir / "MasterLog.json"
+        self._offset = _size(self._master)
+        self._stderr = {p.name: _size(p) for p in log_dir.glob("*.stderr")}
+
+    def first(self) -> tuple[str, str] | None:
+        """(daemon, reason) of the first daemon that failed to start, or None."""
+        try:
+            with open(self._master, "rb") as fh:
+                fh.seek(self._offset)
+                text = fh.read().decode("utf-8", errors="replace")
+        except OSError:
+            return None
+        for line in text.splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("event") == "daemon_failed_to_start":
+                name = str(record.get("daemon"))
+                return name, self.reason(name)
+        return None
+
+    def reason(self, daemon: str) -> str:
+        """The last line the daemon wrote to its stderr since the watcher was made."""
+        path = self.log_dir / f"{daemon}.stderr"
+        try:
+            with open(path, "rb") as fh:
+                fh.seek(self._stderr.get(path.name, 0))
+                text = fh.read().decode("utf-8", errors="replace")
+        except OSError:
+            text = ""
+        lines = [line for line in text.splitlines() if line.strip()]
+        return lines[-1].strip() if lines else f"it exited at once (see {path})"
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def alive(pid: int) -> bool:

@@ -11,7 +11,9 @@ default $(SPOOL)/job_queue.log) and drives :class:`~.logic.JobRouterLogic`'s pol
 each operation into a schedd command (QMGMT_*, and ACT_ON_JOBS for removals, as the condor
 user). Every PERIODIC_EXPR_INTERVAL it drives the originals' periodic policy the same way.
 Its Job_Router ad goes to the collector every UPDATE_INTERVAL. A command that fails (the
-schedd is restarting) fails that step only; the next poll tries again.
+schedd is restarting) fails that step only; the next poll tries again. The routes are read
+again on DC_RECONFIG (condorsim reconfig) and every JOB_ROUTER_ENTRIES_REFRESH seconds when
+it is positive (it matters for JOB_ROUTER_ENTRIES_CMD and _FILE, whose output can change).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 import trio
 
 from condorsim.classad import ClassAd
-from condorsim.config import split_list
+from condorsim.config import Config, ConfigError, split_list
 from condorsim.hooks import (
     HookCall,
     check_hook_path,
@@ -153,14 +155,8 @@ class JobRouter:
         self.ctx = ctx
         cfg = ctx.config
         now = int(trio.current_time())
-        router = load_router_config(cfg)
-        for error in router.errors:
-            ctx.log.error("route_configuration_error", error=str(error))
-        for note in router.notes:
-            ctx.log.warning("route_configuration_note", note=note)
-        routes = [RouteAdapter(r, router, ctx) for r in router.routes] if router.enabled else []
-        if not router.enabled:
-            ctx.log.error("routing_disabled", why="the routing table did not load")
+        router, table = self._load_table(cfg)
+        routes = table.routes
         hook_keyword = (cfg.get("JOB_ROUTER_HOOK_KEYWORD") or "").strip()
         self.hooks = RouterHooks(ctx, hook_keyword)
 
@@ -178,9 +174,7 @@ class JobRouter:
         tz = cfg.get("SIM_TIMEZONE") or "UTC"
         userlogs = RouterUserLogs(tz=tz, on_error=lambda e: ctx.log.warning(
             "user_log_failed", error=e))
-        self.logic = JobRouterLogic(RoutingTable(routes, router.source_constraint,
-                                                 router.round_robin),
-                                    knobs, userlogs, start_time=now)
+        self.logic = JobRouterLogic(table, knobs, userlogs, start_time=now)
         log_path = cfg.get("JOB_ROUTER_SCHEDD1_JOB_QUEUE_LOG") or str(
             ctx.path("SPOOL", "spool") / "job_queue.log")
         self.mirror = QueueMirror(log_path)
@@ -194,13 +188,51 @@ class JobRouter:
             interval = cfg.get_int("PERIODIC_EXPR_INTERVAL", 60)
             if interval > 0:
                 nursery.start_soon(self._periodic_loop, interval)
+            refresh = cfg.get_int("JOB_ROUTER_ENTRIES_REFRESH", 0)
+            if refresh > 0:
+                nursery.start_soon(self._refresh_loop, refresh)
             ctx.log.info("job_router_started", routes=[r.name for r in routes],
                          job_queue_log=str(log_path))
             task_status.started(self.address)
 
+    def _load_table(self, cfg: Config) -> tuple[RouterConfig, RoutingTable]:
+        """The routing table from the configuration (JobRouter::config); what does not load
+        is logged, and a table that does not load routes nothing."""
+        ctx = self.ctx
+        router = load_router_config(cfg)
+        for error in router.errors:
+            ctx.log.error("route_configuration_error", error=str(error))
+        for note in router.notes:
+            ctx.log.warning("route_configuration_note", note=note)
+        routes = [RouteAdapter(r, router, ctx) for r in router.routes] if router.enabled else []
+        if not router.enabled:
+            ctx.log.error("routing_disabled", why="the routing table did not load")
+        return router, RoutingTable(routes, router.source_constraint, router.round_robin)
+
+    def _reload_table(self, why: str) -> None:
+        """Read the routes again (reconfig, JOB_ROUTER_ENTRIES_REFRESH): the configuration
+        files are read anew; the router's name, its knobs and its hooks stay as they were."""
+        logic = self.logic
+        assert logic is not None
+        try:
+            cfg = self.ctx.config.with_subsystem(self.ctx.config.subsystem)
+            _, table = self._load_table(cfg)
+        except ConfigError as e:
+            self.ctx.log.error("route_configuration_error", error=str(e),
+                               outcome="the routes stay as they were")
+            return
+        logic.set_table(table)
+        self.ctx.log.info("routes_reloaded", why=why, routes=[r.name for r in table.routes])
+
+    async def _refresh_loop(self, seconds: int) -> None:
+        while True:
+            await trio.sleep(seconds)
+            self._reload_table("JOB_ROUTER_ENTRIES_REFRESH")
+
     # -- messages to us ------------------------------------------------------------------
     async def _handle(self, msg: Message, conn: Conn) -> None:
         if isinstance(msg, m.DC_RECONFIG | m.DC_RECONFIG_FULL):
+            self._reload_table("reconfig")
             return
         self.ctx.log.warning("unexpected_command", cmd=msg.command, peer=conn.peer)
         if not msg.command.startswith("DC_"):

@@ -264,6 +264,28 @@ class JobRouterLogic:
                 failure_rate_threshold=route.failure_rate_threshold,
                 window_start=self.start_time))
 
+    def set_table(self, table: RoutingTable) -> None:
+        """A routing table read again (reconfig, JOB_ROUTER_ENTRIES_REFRESH), as HTCondor's
+        JobRouter::config replaces its routes: a route that stays keeps its counters and
+        throttle and takes its new limits; jobs already routed go on (a job whose route is
+        gone and not yet submitted is let go)."""
+        self.table = table
+        for route in table.routes:
+            stats = self.stats.get(route.name)
+            if stats is None:
+                self.stats[route.name] = RouteStats(
+                    max_jobs=route.max_jobs, max_idle_jobs=route.max_idle_jobs,
+                    failure_rate_threshold=route.failure_rate_threshold,
+                    window_start=self.start_time)
+            else:
+                stats.max_jobs, stats.max_idle_jobs = route.max_jobs, route.max_idle_jobs
+                stats.failure_rate_threshold = route.failure_rate_threshold
+        names = {route.name for route in table.routes}
+        for name in [n for n in self.stats if n not in names]:
+            del self.stats[name]
+        self._umbrella_text = self._waiting_text = ""
+        self._waiting.clear()
+
     def log(self, event: str, **fields: Any) -> None:
         self.records.append((event, fields))
 

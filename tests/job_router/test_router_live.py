@@ -29,7 +29,7 @@ JOB_ROUTER_ROUTE_Site1 @=end
 """
 # the local slots lack NoSuchThing: the jobs can only run as routed copies
 JOBS = """executable = /bin/sleep
-arguments = 300
+arguments = 900
 requirements = TARGET.NoSuchThing =?= true
 +WantJobRouter = True
 log = {log}
@@ -61,22 +61,28 @@ def test_a_live_pool_routes_jobs_and_the_router_tools_show_them(tmp_path: Path) 
                    for line in lines[1:]), lines
         assert sum(int(line.split()[0]) for line in lines[1:]) == 3
         original = run_cli(home, "q", "-allusers", "-constraint", "ClusterId == 1", "-af",
-                           "RoutedToJobId", "Managed").stdout.splitlines()
-        assert len(original) == 3 and all(row.endswith(" External") for row in original), \
-            original
+                           "RoutedToJobId", "Managed", "QDate").stdout.splitlines()
+        assert len(original) == 3 and all(" External " in row for row in original), original
+        submitted = min(int(row.split()[2]) for row in original)
 
         def history() -> str:
             return run_cli(home, "router_history").stdout
 
         wait_for(lambda: "TOTAL" in history() and re.search(r"TOTAL\s+\d+\s+3\s+0",
                                                                history()) is not None,
-                 "the routed jobs in the history", seconds=40)
+                 "the routed jobs in the history", seconds=90)
         report = history().splitlines()
         assert report[0].startswith("Routed job history from ")
         assert report[2:5] == ["Site            Hours    Jobs    Runs",
                                "                      Completed Aborted",
                                "-" * 55]
         assert re.fullmatch(r"Site1 {10}\s+\d+       3     0", report[5]), report
+        # routed within a minute of simulated time: each copy was queued (its QDate, on the
+        # schedd's simulated clock) at most 60 s after its original
+        copies = run_cli(home, "history", "-constraint", "RoutedFromJobId =!= undefined",
+                         "-af", "RoutedFromJobId", "QDate").stdout.splitlines()
+        assert len(copies) == 3 and all(0 <= int(row.split()[1]) - submitted <= 60
+                                        for row in copies), (submitted, copies)
     finally:
         down = run_cli(home, "down")
         assert down.returncode == 0, down.stderr

@@ -574,3 +574,53 @@ def test_job_failure_test_makes_a_completed_job_count_as_a_failure() -> None:
     assert schedd.jobs[(1, 0)].evaluate("Managed") == "ScheddDone"  # finalized all the same
     assert events.seen[-1][0] == "terminated"
     assert (logic.stats["Site1"].recent_failed, logic.stats["Site1"].recent_succeeded) == (1, 0)
+
+
+def test_a_copy_never_seen_within_max_job_mirror_update_lag_is_given_up() -> None:
+    """The routed copy never shows in the mirror (facts 3.1): after MAX_JOB_MIRROR_UPDATE_LAG
+    the router cleans up -- a failure of the route -- and the original is routed again."""
+    logic, schedd, _ = _router(FakeRoute("Site1"), max_mirror_lag=600)
+    schedd.add((1, 0))
+    _poll(logic, schedd, 0)
+    lost = schedd.jobs.pop((100, 0))  # submitted, but the log never shows it
+    assert lost is not None
+    assert _poll(logic, schedd, 600) == []  # still waiting for it
+    assert _kinds(_poll(logic, schedd, 610)) == ["RemoveJob", "Yield"]
+    assert ("route_dest_never_seen", {"job": "1.0", "route": "Site1", "dest": "100.0",
+                                      "seconds": 610}) in logic.records
+    assert logic.stats["Site1"].recent_failed == 1
+    assert schedd.jobs[(1, 0)].evaluate("Managed") == "Schedd"
+
+
+def test_a_copy_back_to_idle_makes_the_original_idle_with_an_evicted_event() -> None:
+    logic, schedd, events = _router(FakeRoute("Site1"))
+    schedd.add((1, 0))
+    _poll(logic, schedd, 0)
+    schedd.jobs[(100, 0)]["JobStatus"] = 2
+    _poll(logic, schedd, 10)
+    schedd.jobs[(100, 0)]["JobStatus"] = 1  # the site evicted it: idle again
+    _poll(logic, schedd, 20)
+    original = schedd.jobs[(1, 0)]
+    assert original.evaluate("JobStatus") == 1
+    assert original.evaluate("EnteredCurrentStatus") == T0 + 20
+    assert events.seen == [("execute", "1.0", T0 + 10), ("evicted", "1.0", T0 + 20)]
+    assert logic.jobs[(1, 0)].phase is Phase.SUBMITTED  # still routed
+
+
+def test_routes_read_again_keep_their_counters_and_take_their_new_limits() -> None:
+    """Reconfig (or JOB_ROUTER_ENTRIES_REFRESH) replaces the routing table: a route that
+    stays keeps what it has routed, with its new MaxJobs; a new route takes jobs at once."""
+    logic, schedd, _ = _router(FakeRoute("Site1", max_jobs=1))
+    for proc in range(3):
+        schedd.add((1, proc))
+    _poll(logic, schedd, 0)
+    assert logic.stats["Site1"].recent_routed == 1
+    logic.set_table(RoutingTable([FakeRoute("Site1", max_jobs=2), FakeRoute("Site2")]))
+    assert logic.stats["Site1"].recent_routed == 1 and logic.stats["Site1"].max_jobs == 2
+    _poll(logic, schedd, 10)
+    assert sorted(ad.evaluate("RouteName") for ad in schedd.jobs.values()
+                  if "RouteName" in ad) == ["Site1", "Site1", "Site2"]
+    logic.set_table(RoutingTable([]))  # every route gone: routed jobs go on, none is added
+    schedd.add((1, 3))
+    _poll(logic, schedd, 20)
+    assert "Managed" not in schedd.jobs[(1, 3)] and "Site1" not in logic.stats

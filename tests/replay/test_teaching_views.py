@@ -128,3 +128,51 @@ def test_explain_sums_up_what_repeats(tmp_path: Path) -> None:
         "(and 3 more times, the last at 2026-01-01 00:02:00: schedd: the startd refused "
         "the claim for 1.0: no)",
     ]
+
+
+def test_trace_and_explain_show_why_the_router_did_or_did_not_route_a_job(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The job router's decisions (JobRouterLog) are rows of `condorsim trace` -- about the
+    original or its routed copy -- and sentences of `--explain`: a route full, its idle cap,
+    no route matching, then the route it took."""
+    run = _run_dir(tmp_path, tz="UTC")
+    full = "Site1: MaxIdleJobs reached (2 idle of 2); Site2: MaxJobs reached (1 of 1)"
+    records = [
+        _record(10, "job_router", "route_not_routed", 1.0, job="1.0", why=full),
+        _record(10, "job_router", "route_not_routed", 1.1, job="1.1",
+                why="no route's REQUIREMENTS matches it"),
+        _record(15, "job_router", "route_throttle_changed", 1.2, route="Site1",
+                change="adjusting throttle from none to 0.001 jobs/sec"),
+        _record(640, "job_router", "route_candidate", 2.0, job="1.0", route="Site1",
+                dest=None),
+        _record(640, "job_router", "route_submitted", 2.1, job="1.0", route="Site1",
+                dest="5.0"),
+    ]
+    (run / "log" / "JobRouterLog.json").write_text(
+        "".join(json.dumps(r) + "\n" for r in records))
+    assert trace_main(["1.0", "--run", str(run)]) == 0
+    assert capsys.readouterr().out.splitlines()[1:4] == [
+        f"2026-01-01 00:00:10  job_router              route_not_routed  job router does not "
+        f"route 1.0: {full}",
+        "2026-01-01 00:00:20  schedd -> startd@exec1  REQUEST_CLAIM     ClusterId, Owner, "
+        "ProcId, Requirements",
+        "2026-01-01 00:00:20  schedd -> shadow        SHADOW_START      A0, A1, A2, A3, A4, "
+        "A5, A6, A7 (+2 more)",
+    ]
+    # the routed copy's trace has the decision that made it; a job with no message but a
+    # decision still shows it
+    assert trace_main(["5.0", "--run", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "route_submitted  job router submitted 5.0, the routed copy of 1.0, on route " \
+        "Site1" in out and "route_not_routed" not in out
+    assert trace_main(["1.1", "--run", str(run), "--mermaid"]) == 0
+    assert "    Note over job_router: job router does not route 1.1: no route's REQUIREMENTS " \
+        "matches it" in capsys.readouterr().out.splitlines()
+    assert narrate_records(records, "UTC").splitlines() == [
+        f"2026-01-01 00:00:10  job router does not route 1.0: {full}",
+        "2026-01-01 00:00:10  job router does not route 1.1: no route's REQUIREMENTS matches it",
+        "2026-01-01 00:00:15  job router: route Site1: adjusting throttle from none to 0.001 "
+        "jobs/sec",
+        "2026-01-01 00:10:40  job router: 1.0 matches route Site1",
+        "2026-01-01 00:10:40  job router submitted 5.0, the routed copy of 1.0, on route Site1",
+    ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,47 @@ def test_up_status_restart_after_a_crash_and_down_leaving_nothing(tmp_path: Path
     assert not any(_alive(pid) for pid in pids)
     assert run_cli(home, "status").returncode == 1
     assert run_cli(home, "down").returncode == 1  # nothing left to stop
+
+
+def test_up_says_at_once_which_daemon_cannot_start_and_why(tmp_path: Path) -> None:
+    """A daemon that exits before it serves (here the gridmanager, refusing a bad
+    SIM_GRID_SITES) makes `up` name it and its reason as soon as the master reports it --
+    not a silent wait of 60 s while the master restarts it -- and leaves no process."""
+    home = tmp_path / "pool"
+    home.mkdir()
+    (home / "condor_config").write_text(
+        f"LOCAL_DIR = {home}\nDAEMON_LIST = MASTER, COLLECTOR, SCHEDD\n"
+        "COLLECTOR_HOST = 127.0.0.1:0\n"
+        'SIM_GRID_SITES = [ Resource = "batch"; Slots = "x" ]\n')
+    t0 = time.monotonic()
+    up = run_cli(home, "up")
+    took = time.monotonic() - t0
+    assert up.returncode == 1
+    assert 'condorsim up: the gridmanager could not start: gridmanager: SIM_GRID_SITES: site 1 ' \
+        '(batch): Slots must be an integer >= 1, found "x"' in up.stderr, up.stderr
+    assert "the pool is stopped" in up.stderr
+    assert took < 45, f"up took {took:.0f} s to say so"
+    pids = [int(r["pid"]) for r in _started(home)]  # type: ignore[call-overload]
+    assert pids and not any(_alive(pid) for pid in pids)
+    assert run_cli(home, "status").returncode == 1  # nothing answers: no pool is running
+
+
+def test_up_with_the_job_router_says_when_its_routes_do_not_load(tmp_path: Path) -> None:
+    """JOB_ROUTER in DAEMON_LIST starts the router (no hang); a route that does not parse
+    is logged in JobRouterLog, as HTCondor's router does, and `up` says so."""
+    home = tmp_path / "pool"
+    home.mkdir()
+    (home / "condor_config").write_text(
+        f"LOCAL_DIR = {home}\nDAEMON_LIST = MASTER, COLLECTOR, SCHEDD, JOB_ROUTER\n"
+        "COLLECTOR_HOST = 127.0.0.1:0\nJOB_ROUTER_ROUTE_NAMES = Site1\n"
+        "JOB_ROUTER_ROUTE_Site1 @=end\n  REQUIREMENTS WantJobRouter is true\n  FROB x\n@end\n")
+    up = run_cli(home, "up")
+    try:
+        assert up.returncode == 0, up.stderr
+        assert "job_router" in up.stdout
+        error = "JOB_ROUTER_ROUTE_Site1, line 2: FROB is not a valid transform keyword"
+        assert f"condorsim up: job_router: {error}\n" in up.stderr
+        assert "the router routes nothing" in up.stderr
+        assert error in (home / "log" / "JobRouterLog").read_text()
+    finally:
+        assert run_cli(home, "down").returncode == 0

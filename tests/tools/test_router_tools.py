@@ -3,13 +3,18 @@ pipeline) and condor_router_history (its Python script) print, byte for byte (fa
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
+
+import pytest
 
 from condorsim.classad import ClassAd
 from condorsim.tools.router import (
     format_router_history,
     format_router_summary,
     read_history_records,
+    router_history_main,
 )
 
 T0 = 1_767_225_600  # 2026-01-01 00:00 UTC
@@ -77,3 +82,45 @@ def test_router_history_summary_and_records_are_the_scripts_text(tmp_path: Path)
         "11.0 C Site2 36000  ",
         "12.0 X Site2 60  ",
     ]
+
+
+def test_router_history_orders_equal_hours_by_route_name() -> None:
+    """The script's sort fails on equal hours (it compares its own objects) and on a route
+    with no completed job (None against a number): condorsim orders them by name."""
+    ads = {f"{n}.0": {"clusterid": str(n), "procid": "0", "routename": f'"{route}"',
+                      "jobstatus": str(status), "completiondate": str(T0 + 60),
+                      "remotewallclocktime": "3600.0"}
+           for n, route, status in ((1, "B", 4), (2, "A", 4), (3, "C", 3), (4, "D", 4))}
+    ads["4.0"]["remotewallclocktime"] = "7200.0"
+    rows = format_router_history(ads, T0, T0 + 86400, "UTC").splitlines()[5:9]
+    assert [row.split()[0] for row in rows] == ["D", "A", "B", "C"]
+
+
+def test_router_history_reads_its_options_as_the_scripts_getopt_and_every_history_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    home = tmp_path / "pool"
+    (home / "spool").mkdir(parents=True)
+    (home / "condor_config").write_text(f"SPOOL = {home / 'spool'}\n")
+    monkeypatch.setenv("CONDORSIM_HOME", str(home))
+    monkeypatch.setenv("TZ", "UTC")
+    now = int(time.time())
+    hist = _history(home / "spool" / "history",
+                    {"ClusterId": 7, "ProcId": 0, "RouteName": "Site1", "JobStatus": 4,
+                     "CompletionDate": now - 3 * 86400, "RemoteWallClockTime": 7200.0})
+    # the file was last changed (on the host's clock) long before the report's start: a
+    # simulated pool's clock is not the host's, so the file is read all the same
+    os.utime(hist, (0, 0))
+    assert router_history_main(["--age", "2", "--days=2"]) == 0  # getopt: both spellings
+    out = capsys.readouterr().out
+    assert "Site1               2       1     0\n" in out, out
+    assert router_history_main(["--show_r", "--age=2", "--d=2"]) == 0  # unambiguous prefixes
+    assert capsys.readouterr().out.splitlines()[2:] == ["JobID Status Site Runtime ",
+                                                        "7.0 C Site1 7200 "]
+    assert router_history_main(["--show", "--age=x"]) == 1
+    assert capsys.readouterr().err.startswith(
+        "Command line argument error: option --show not a unique prefix\n\nUSAGE: "
+        "condor_router_history [OPTIONS]\n")
+    assert router_history_main(["--age=x"]) == 1
+    assert capsys.readouterr().err.startswith(
+        "Command line argument error: could not convert string to float: 'x'\n")
