@@ -10,14 +10,27 @@ apart.
 
 A :class:`Conn` is one connection between two named daemons: it counts every pool message
 for virtual time (and, on virtual time, holds a received one while its process is frozen:
-see :mod:`.participant`), writes every message to the trace, and introduces the caller with
-a HELLO so the far end knows whom it is talking to.
+see :mod:`.participant`) and writes every message to the trace.
+
+Every connection starts with authentication (docs/security.md). The client speaks first
+(so that a connection is a counted message from its first moment, for virtual time):
+SIM_HELLO with its name and how it will prove who it is. The server answers
+SIM_AUTH_CHALLENGE with a fresh nonce and a fresh FS directory name; the client answers
+SIM_AUTH_PROOF: ``TOKEN`` (a daemon: the HMAC of the nonce under the pool key; nothing
+more is said, the command follows at once) or ``FS`` (a tool: it has created the directory
+with mode 0700; the server checks it, removes it and answers SIM_AUTH_RESULT). ``NONE``
+skips the exchange (anonymous: READ commands only, by default). The server sets
+``conn.identity`` (``user@domain``) and then checks every command against its access
+level (``COMMAND_LEVELS``) and the policy; a refused command is answered FAILED with
+HTCondor's "PERMISSION DENIED" reason, logged, and the connection closed. A wrong key or
+FS proof is logged and the connection closed.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+import secrets
 import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -25,6 +38,9 @@ from typing import Any, Protocol
 
 import trio
 
+from condorsim.security import UNAUTHENTICATED, FSAuthError, Security, allow_everything
+from condorsim.security.identity import fs_challenge_dir, fs_check, fs_make_dir, fs_remove
+from condorsim.security.poolkey import proof, verify
 from condorsim.wire import (
     DEFAULT_MAX_FRAME,
     ConnectionClosed,
@@ -32,7 +48,14 @@ from condorsim.wire import (
     MessageStream,
     ProtocolError,
 )
-from condorsim.wire.messages import SIM_HELLO
+from condorsim.wire.messages import (
+    FAILED,
+    SIM_AUTH_CHALLENGE,
+    SIM_AUTH_PROOF,
+    SIM_AUTH_RESULT,
+    SIM_HELLO,
+    command_level,
+)
 
 from .participant import Participant
 from .trace import Tracer
@@ -42,6 +65,10 @@ _SINFUL = re.compile(r"^<([0-9.]+|[A-Za-z0-9_.-]+):(\d+)(\?.*)?>$")
 
 class AddressError(ValueError):
     """An address is not a sinful string ``<host:port>``."""
+
+
+class AuthenticationError(ConnectionRefusedError):
+    """The server refused our proof of identity (the message says why)."""
 
 
 def parse_sinful(address: str) -> tuple[str, int]:
@@ -165,6 +192,19 @@ class Conn:
         self.peer = peer
         self._participant = participant
         self._tracer = tracer
+        self.identity = ""
+        """The peer's authenticated identity, ``user@domain`` (set by the server's handshake)."""
+        self.method = ""
+        """How it authenticated: TOKEN (the pool key), FS or NONE."""
+
+    @property
+    def user(self) -> str:
+        """The user part of :attr:`identity` (``condor`` for the daemons and root)."""
+        return self.identity.partition("@")[0]
+
+    @property
+    def authenticated(self) -> bool:
+        return self.method in ("TOKEN", "FS")
 
     async def send(self, msg: Message) -> None:
         if self._tracer is not None:
@@ -219,9 +259,17 @@ class Endpoint:
     tracer: Tracer | None = None
     log: Any = None
     max_frame: int = DEFAULT_MAX_FRAME
+    security: Security | None = None
+    """A daemon's pool key and policy. None: prove who we are by FS (a tool), and serve
+    every authenticated or anonymous peer (a test's bare endpoint)."""
+
+    def __post_init__(self) -> None:
+        self._policy = self.security.policy if self.security is not None else allow_everything()
+        self._key = self.security.key if self.security is not None else None
 
     async def connect(self, address: str, peer: str) -> Conn:
-        """Open a connection to the daemon at ``address`` (named ``peer`` in the trace)."""
+        """Open a connection to the daemon at ``address`` (named ``peer`` in the trace) and
+        authenticate: with the pool key if we hold it, else by FS."""
         stream = await self.network.connect(address)
         conn = Conn(
             MessageStream(stream, max_frame=self.max_frame),
@@ -230,9 +278,46 @@ class Endpoint:
             participant=self.participant,
             tracer=None,
         )
-        await conn.send(SIM_HELLO(name=self.name))
+        try:
+            await self._authenticate(conn, peer)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await conn.aclose()
+            raise
         conn._tracer = self.tracer
         return conn
+
+    async def _authenticate(self, conn: Conn, peer: str) -> None:
+        key = self._key
+        await conn.send(SIM_HELLO(name=self.name, method="FS" if key is None else "TOKEN"))
+        try:
+            challenge = await conn.receive()
+        except ConnectionClosed as e:
+            raise AuthenticationError(f"the {peer} closed the connection while "
+                                      f"authenticating: {e}") from None
+        if not isinstance(challenge, SIM_AUTH_CHALLENGE):
+            raise ProtocolError(f"expected SIM_AUTH_CHALLENGE, got {challenge.command}")
+        if key is not None:
+            await conn.send(SIM_AUTH_PROOF(proof=proof(key, challenge.nonce, self.name)))
+            return
+        try:
+            fs_make_dir(challenge.fs_dir)
+            await conn.send(SIM_AUTH_PROOF(proof=""))
+            result = await conn.receive()
+        except FSAuthError as e:
+            raise AuthenticationError(f"AUTHENTICATE:1003:Failed to authenticate with the "
+                                      f"{peer} using FS: {e}") from None
+        except ConnectionClosed as e:
+            raise AuthenticationError(f"the {peer} closed the connection while "
+                                      f"authenticating: {e}") from None
+        finally:
+            fs_remove(challenge.fs_dir)
+        if not isinstance(result, SIM_AUTH_RESULT):
+            raise ProtocolError(f"expected SIM_AUTH_RESULT, got {result.command}")
+        if result.error:
+            raise AuthenticationError(
+                f"AUTHENTICATE:1003:Failed to authenticate with the {peer} using FS: "
+                f"{result.error}")
 
     async def serve(
         self, handler: Handler, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
@@ -252,26 +337,81 @@ class Endpoint:
                         stream = await listener.accept()
                     except (trio.ClosedResourceError, trio.EndOfChannel):
                         return
-                    nursery.start_soon(self._serve_one, stream, handler)
+                    nursery.start_soon(self._serve_one, stream, handler, address)
         finally:
             with trio.CancelScope(shield=True):
                 await listener.aclose()
 
-    async def _serve_one(self, stream: trio.abc.Stream, handler: Handler) -> None:
+    async def _accept(self, conn: Conn, address: str) -> bool:
+        """The server's side of the handshake; False when the peer is refused (logged)."""
+        policy = self._policy
+        hello = await conn.receive()
+        if not isinstance(hello, SIM_HELLO):
+            raise ProtocolError(f"expected SIM_HELLO first, got {type(hello).__name__}")
+        conn.peer, method = hello.name, hello.method
+        if method == "NONE":
+            conn.identity, conn.method = f"{UNAUTHENTICATED}@unmapped", method
+            return True
+        if method not in ("TOKEN", "FS"):
+            raise ProtocolError(f"SIM_HELLO: unknown authentication method {method!r}")
+        nonce = secrets.token_hex(16)
+        fs_dir = fs_challenge_dir(policy.fs_local_dir, address) if method == "FS" else ""
+        await conn.send(SIM_AUTH_CHALLENGE(nonce=nonce, fs_dir=fs_dir))
+        answer = await conn.receive()
+        if not isinstance(answer, SIM_AUTH_PROOF):
+            raise ProtocolError(f"expected SIM_AUTH_PROOF, got {type(answer).__name__}")
+        error = ""
+        if method not in policy.methods:
+            error = (f"method {method} is not in SEC_DEFAULT_AUTHENTICATION_METHODS "
+                     f"({', '.join(policy.methods)})")
+        elif method == "TOKEN":
+            if self._key is None or not verify(self._key, nonce, hello.name, answer.proof):
+                error = "the peer does not hold the pool key (its proof does not match)"
+            else:
+                conn.identity = policy.identity("condor")
+        else:
+            try:
+                conn.identity = policy.identity(
+                    fs_check(fs_dir, allow_unsafe=policy.fs_allow_unsafe))
+            except FSAuthError as e:
+                error = str(e)
+            finally:
+                fs_remove(fs_dir)
+        if method == "FS":
+            await conn.send(SIM_AUTH_RESULT(user=conn.identity, error=error))
+        if error:
+            if self.log is not None:
+                self.log.warning("authentication_failed", peer=hello.name, method=method,
+                                 error=error)
+            return False
+        conn.method = method
+        return True
+
+    async def _serve_one(self, stream: trio.abc.Stream, handler: Handler,
+                         address: str = "<127.0.0.1:0>") -> None:
         conn = Conn(
             MessageStream(stream, max_frame=self.max_frame),
             me=self.name,
             peer="?",
             participant=self.participant,
-            tracer=self.tracer,
+            tracer=None,
         )
+        policy = self._policy
         try:
-            hello = await conn.receive()
-            if not isinstance(hello, SIM_HELLO):
-                raise ProtocolError(f"expected SIM_HELLO first, got {type(hello).__name__}")
-            conn.peer = hello.name
+            if not await self._accept(conn, address):
+                return
+            conn._tracer = self.tracer
             while True:
                 msg = await conn.receive()
+                command = msg.command
+                refused = policy.refusal(conn.identity, conn.authenticated, command,
+                                         command_level(command))
+                if refused is not None:
+                    if self.log is not None:
+                        self.log.warning("permission_denied", peer=conn.peer,
+                                         identity=conn.identity, cmd=command, error=refused)
+                    await conn.send(FAILED(reason=refused))
+                    return
                 await handler(msg, conn)
         except ConnectionClosed:
             pass
