@@ -12,25 +12,24 @@ A :class:`Conn` is one connection between two named daemons: it counts every poo
 for virtual time (and, on virtual time, holds a received one while its process is frozen:
 see :mod:`.participant`) and writes every message to the trace.
 
-Every connection starts with authentication (docs/security.md). The client speaks first
-(so that a connection is a counted message from its first moment, for virtual time):
-SIM_HELLO with its name and how it will prove who it is. The server answers
-SIM_AUTH_CHALLENGE with a fresh nonce and a fresh FS directory name; the client answers
-SIM_AUTH_PROOF: ``TOKEN`` (a daemon: the HMAC of the nonce under the pool key; nothing
-more is said, the command follows at once) or ``FS`` (a tool: it has created the directory
-with mode 0700; the server checks it, removes it and answers SIM_AUTH_RESULT). ``NONE``
-skips the exchange (anonymous: READ commands only, by default). The server sets
-``conn.identity`` (``user@domain``) and then checks every command against its access
-level (``COMMAND_LEVELS``) and the policy; a refused command is answered FAILED with
-HTCondor's "PERMISSION DENIED" reason, logged, and the connection closed. A wrong key or
-FS proof is logged and the connection closed.
+Every connection starts with authentication (docs/security.md); the client speaks first, so
+a connection is a counted message from its first moment (virtual time). A daemon's SIM_HELLO
+carries its proof of the pool key (``TOKEN``: an HMAC over its name, the server's address,
+the time and a fresh nonce; :mod:`condorsim.security.poolkey`) and its command follows at
+once: no round trip more than before. A tool says ``FS``: the server answers
+SIM_AUTH_CHALLENGE with a fresh directory name, the tool creates it with mode 0700 and says
+SIM_AUTH_PROOF, the server checks it, removes it and answers SIM_AUTH_RESULT. ``NONE`` is
+anonymous (READ commands only, by default). The server sets ``conn.identity``
+(``user@domain``) and then checks every command against its access level
+(``COMMAND_LEVELS``) and the policy; a refused command is answered FAILED with HTCondor's
+"PERMISSION DENIED" reason, logged, and the connection closed. A wrong proof is logged and
+the connection closed.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-import secrets
 import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -40,7 +39,7 @@ import trio
 
 from condorsim.security import UNAUTHENTICATED, FSAuthError, Security, allow_everything
 from condorsim.security.identity import fs_challenge_dir, fs_check, fs_make_dir, fs_remove
-from condorsim.security.poolkey import proof, verify
+from condorsim.security.poolkey import ProofChecker, proof
 from condorsim.wire import (
     DEFAULT_MAX_FRAME,
     ConnectionClosed,
@@ -279,7 +278,7 @@ class Endpoint:
             tracer=None,
         )
         try:
-            await self._authenticate(conn, peer)
+            await self._authenticate(conn, address, peer)
         except BaseException:
             with trio.CancelScope(shield=True):
                 await conn.aclose()
@@ -287,31 +286,29 @@ class Endpoint:
         conn._tracer = self.tracer
         return conn
 
-    async def _authenticate(self, conn: Conn, peer: str) -> None:
+    async def _authenticate(self, conn: Conn, address: str, peer: str) -> None:
         key = self._key
-        await conn.send(SIM_HELLO(name=self.name, method="FS" if key is None else "TOKEN"))
+        if key is not None:
+            await conn.send(SIM_HELLO(name=self.name, method="TOKEN",
+                                      proof=proof(key, address, self.name)))
+            return
+        await conn.send(SIM_HELLO(name=self.name, method="FS", proof=""))
         try:
             challenge = await conn.receive()
-        except ConnectionClosed as e:
-            raise AuthenticationError(f"the {peer} closed the connection while "
-                                      f"authenticating: {e}") from None
-        if not isinstance(challenge, SIM_AUTH_CHALLENGE):
-            raise ProtocolError(f"expected SIM_AUTH_CHALLENGE, got {challenge.command}")
-        if key is not None:
-            await conn.send(SIM_AUTH_PROOF(proof=proof(key, challenge.nonce, self.name)))
-            return
-        try:
-            fs_make_dir(challenge.fs_dir)
-            await conn.send(SIM_AUTH_PROOF(proof=""))
-            result = await conn.receive()
+            if not isinstance(challenge, SIM_AUTH_CHALLENGE):
+                raise ProtocolError(f"expected SIM_AUTH_CHALLENGE, got {challenge.command}")
+            try:
+                fs_make_dir(challenge.fs_dir)
+                await conn.send(SIM_AUTH_PROOF())
+                result = await conn.receive()
+            finally:
+                fs_remove(challenge.fs_dir)
         except FSAuthError as e:
             raise AuthenticationError(f"AUTHENTICATE:1003:Failed to authenticate with the "
                                       f"{peer} using FS: {e}") from None
         except ConnectionClosed as e:
             raise AuthenticationError(f"the {peer} closed the connection while "
                                       f"authenticating: {e}") from None
-        finally:
-            fs_remove(challenge.fs_dir)
         if not isinstance(result, SIM_AUTH_RESULT):
             raise ProtocolError(f"expected SIM_AUTH_RESULT, got {result.command}")
         if result.error:
@@ -329,6 +326,7 @@ class Endpoint:
         carries on. ``task_status.started`` receives the listening address.
         """
         address, listener = await self.network.listen(port)
+        checker = ProofChecker(self._key, address) if self._key is not None else None
         try:
             async with trio.open_nursery() as nursery:
                 task_status.started(address)
@@ -337,12 +335,12 @@ class Endpoint:
                         stream = await listener.accept()
                     except (trio.ClosedResourceError, trio.EndOfChannel):
                         return
-                    nursery.start_soon(self._serve_one, stream, handler, address)
+                    nursery.start_soon(self._serve_one, stream, handler, address, checker)
         finally:
             with trio.CancelScope(shield=True):
                 await listener.aclose()
 
-    async def _accept(self, conn: Conn, address: str) -> bool:
+    async def _accept(self, conn: Conn, address: str, checker: ProofChecker | None) -> bool:
         """The server's side of the handshake; False when the peer is refused (logged)."""
         policy = self._policy
         hello = await conn.receive()
@@ -354,22 +352,19 @@ class Endpoint:
             return True
         if method not in ("TOKEN", "FS"):
             raise ProtocolError(f"SIM_HELLO: unknown authentication method {method!r}")
-        nonce = secrets.token_hex(16)
-        fs_dir = fs_challenge_dir(policy.fs_local_dir, address) if method == "FS" else ""
-        await conn.send(SIM_AUTH_CHALLENGE(nonce=nonce, fs_dir=fs_dir))
-        answer = await conn.receive()
-        if not isinstance(answer, SIM_AUTH_PROOF):
-            raise ProtocolError(f"expected SIM_AUTH_PROOF, got {type(answer).__name__}")
         error = ""
-        if method not in policy.methods:
-            error = (f"method {method} is not in SEC_DEFAULT_AUTHENTICATION_METHODS "
-                     f"({', '.join(policy.methods)})")
-        elif method == "TOKEN":
-            if self._key is None or not verify(self._key, nonce, hello.name, answer.proof):
-                error = "the peer does not hold the pool key (its proof does not match)"
+        if method == "TOKEN":
+            if checker is None:
+                error = "this daemon holds no pool key to check the peer's proof against"
             else:
-                conn.identity = policy.identity("condor")
+                error = checker.check(hello.name, hello.proof)
+            conn.identity = "" if error else policy.identity("condor")
         else:
+            fs_dir = fs_challenge_dir(policy.fs_local_dir, address)
+            await conn.send(SIM_AUTH_CHALLENGE(fs_dir=fs_dir))
+            answer = await conn.receive()
+            if not isinstance(answer, SIM_AUTH_PROOF):
+                raise ProtocolError(f"expected SIM_AUTH_PROOF, got {type(answer).__name__}")
             try:
                 conn.identity = policy.identity(
                     fs_check(fs_dir, allow_unsafe=policy.fs_allow_unsafe))
@@ -377,6 +372,10 @@ class Endpoint:
                 error = str(e)
             finally:
                 fs_remove(fs_dir)
+        if not error and method not in policy.methods:
+            error = (f"method {method} is not in SEC_DEFAULT_AUTHENTICATION_METHODS "
+                     f"({', '.join(policy.methods)})")
+            conn.identity = ""
         if method == "FS":
             await conn.send(SIM_AUTH_RESULT(user=conn.identity, error=error))
         if error:
@@ -388,7 +387,8 @@ class Endpoint:
         return True
 
     async def _serve_one(self, stream: trio.abc.Stream, handler: Handler,
-                         address: str = "<127.0.0.1:0>") -> None:
+                         address: str = "<127.0.0.1:0>",
+                         checker: ProofChecker | None = None) -> None:
         conn = Conn(
             MessageStream(stream, max_frame=self.max_frame),
             me=self.name,
@@ -398,7 +398,7 @@ class Endpoint:
         )
         policy = self._policy
         try:
-            if not await self._accept(conn, address):
+            if not await self._accept(conn, address, checker):
                 return
             conn._tracer = self.tracer
             while True:

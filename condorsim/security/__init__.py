@@ -36,7 +36,7 @@ from .identity import (
     my_user_name,
     user_name,
 )
-from .poolkey import PoolKeyError, create_key, key_path, load_key, proof, verify
+from .poolkey import PoolKeyError, ProofChecker, create_key, key_path, load_key, proof
 
 __all__ = [
     "ADMINISTRATOR",
@@ -51,6 +51,7 @@ __all__ = [
     "FSAuthError",
     "Policy",
     "PoolKeyError",
+    "ProofChecker",
     "Security",
     "allow_everything",
     "condor_names",
@@ -61,7 +62,6 @@ __all__ = [
     "my_user_name",
     "proof",
     "user_name",
-    "verify",
 ]
 
 

@@ -9,9 +9,12 @@ random bytes in ``SEC_TOKEN_POOL_SIGNING_KEY_FILE`` (default
 ``passwords.d/POOL``. Every daemon reads it at start; a key file that others may read is
 refused.
 
-On each connection the server sends a fresh random nonce; a client that holds the key
-answers with ``HMAC-SHA256(key, nonce | its name)`` (:func:`proof`), and the server checks it
-(:func:`verify`). The key never travels.
+A daemon's first message on a connection carries its proof (:func:`proof`): the wall time,
+a fresh random nonce and ``HMAC-SHA256(key, name | server address | time | nonce)``. The
+server (:class:`ProofChecker`) accepts it only if the HMAC matches, the time is within
+:data:`FRESH_SECONDS` of its own and the nonce was not seen before: a proof read off the
+wire cannot be used again, nor against another daemon. The key never travels, and a daemon
+connection costs no round trip more than before.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import secrets
+import time
 from pathlib import Path
 
 from condorsim.config import Config
@@ -73,10 +78,45 @@ def load_key(path: Path) -> bytes:
     return data
 
 
-def proof(key: bytes, nonce: str, name: str) -> str:
-    """What a key holder answers to ``nonce``, introducing itself as ``name``."""
-    return hmac.new(key, f"{nonce}|{name}".encode(), hashlib.sha256).hexdigest()
+FRESH_SECONDS = 120
+"""How old (wall clock) a daemon's proof may be; its nonce is remembered that long."""
 
 
-def verify(key: bytes, nonce: str, name: str, answer: str) -> bool:
-    return hmac.compare_digest(proof(key, nonce, name), answer)
+def proof(key: bytes, server: str, name: str, *, now: float | None = None,
+          nonce: str | None = None) -> str:
+    """A key holder's proof, introducing itself as ``name`` to the daemon at ``server``:
+    ``<wall time>:<fresh nonce>:<HMAC-SHA256 of name, server, time and nonce>``."""
+    stamp = f"{time.time() if now is None else now:.3f}"
+    nonce = secrets.token_hex(12) if nonce is None else nonce
+    mac = hmac.new(key, f"{name}|{server}|{stamp}|{nonce}".encode(), hashlib.sha256)
+    return f"{stamp}:{nonce}:{mac.hexdigest()}"
+
+
+class ProofChecker:
+    """A daemon's side: checks proofs made for ``server`` (its own address), each at most
+    once and while fresh, so that a proof seen on the wire cannot be used again."""
+
+    def __init__(self, key: bytes, server: str) -> None:
+        self.key, self.server = key, server
+        self._seen: dict[str, float] = {}
+
+    def check(self, name: str, answer: str, *, now: float | None = None) -> str:
+        """"" when ``answer`` proves the key, else why not."""
+        now = time.time() if now is None else now
+        try:
+            stamp, nonce, mac = answer.split(":")
+            when = float(stamp)
+        except ValueError:
+            return "the peer's proof is malformed"
+        expected = hmac.new(self.key, f"{name}|{self.server}|{stamp}|{nonce}".encode(),
+                            hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected, mac):
+            return "the peer does not hold the pool key (its proof does not match)"
+        if abs(now - when) > FRESH_SECONDS:
+            return f"the peer's proof is {now - when:.0f} s old (more than {FRESH_SECONDS} s)"
+        if nonce in self._seen:
+            return "the peer's proof was used before (a replay)"
+        if len(self._seen) > 4096:
+            self._seen = {n: t for n, t in self._seen.items() if now - t <= FRESH_SECONDS}
+        self._seen[nonce] = when
+        return ""

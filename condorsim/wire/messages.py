@@ -75,15 +75,14 @@ RELEASE_CLAIM               schedd -> startd        (claim_id) -- give the claim
 ALIVE                       schedd -> startd        (claim_id) -- keep-alive of a claim
 
 *virtual time* (condorsim's own; participant = every pool process, coordinator = master)
-SIM_HELLO                   client -> server        (name, method) -- first message of every
-                                                    connection: who calls, and how it will prove
-                                                    it: TOKEN (the pool key), FS or NONE
-SIM_AUTH_CHALLENGE          server -> client        (nonce, fs_dir) -- unless NONE: prove the pool
-                                                    key over ``nonce``, or create ``fs_dir``
-SIM_AUTH_PROOF              client -> server        (proof) -- TOKEN: the HMAC of the nonce; FS: ""
-                                                    (the directory is the proof)
-SIM_AUTH_RESULT             server -> client        (user, error) -- after FS only: who the
-                                                    client is, or why it was refused
+SIM_HELLO                   client -> server        (name, method, proof) -- first message of every
+                                                    connection: who calls, and its proof: TOKEN
+                                                    (a daemon: the pool key's HMAC, fresh, used
+                                                    once), FS (a tool: the exchange below) or NONE
+SIM_AUTH_CHALLENGE          server -> client        (fs_dir) -- FS: create this directory, mode 0700
+SIM_AUTH_PROOF              client -> server        () -- FS: it is made
+SIM_AUTH_RESULT             server -> client        (user, error) -- FS: who the client is, or why
+                                                    it was refused
 SIM_CLOCK_HELLO             participant -> coord.   (name, pid) -- join the coordination
 SIM_CLOCK_POLL              coordinator -> part.    (round) -- answer SIM_CLOCK_IDLE once idle
 SIM_CLOCK_IDLE              participant -> coord.   (round, sent, received, next_deadline, eoi_pending)
@@ -423,17 +422,17 @@ class ALIVE(Message):
 class SIM_HELLO(Message):
     name: str
     method: str
+    proof: str
 
 
 @message("SIM_AUTH_CHALLENGE")
 class SIM_AUTH_CHALLENGE(Message):
-    nonce: str
     fs_dir: str
 
 
 @message("SIM_AUTH_PROOF")
 class SIM_AUTH_PROOF(Message):
-    proof: str
+    pass
 
 
 @message("SIM_AUTH_RESULT")

@@ -20,7 +20,7 @@ from condorsim.runtime.inproc import open_inprocess_pool
 from condorsim.runtime.network import AuthenticationError, Conn, Endpoint
 from condorsim.security import FSAuthError, Policy, Security, create_key, fs_check, load_key
 from condorsim.security.identity import fs_challenge_dir, my_user_name
-from condorsim.security.poolkey import PoolKeyError
+from condorsim.security.poolkey import PoolKeyError, ProofChecker, proof
 from condorsim.wire import ConnectionClosed, Message
 from condorsim.wire import messages as m
 
@@ -170,3 +170,21 @@ async def test_a_tool_that_does_not_make_the_directory_is_refused(
         with pytest.raises(AuthenticationError, match=r"using FS: Bad attributes on \("):
             await _ask(pool.endpoint("tool", with_key=False), pool.addresses["who"],
                        m.QUERY_JOB_ADS(constraint="", projection=[]))
+
+
+def test_a_proof_is_for_one_daemon_once_and_fresh() -> None:
+    key, schedd = b"k" * 32, "<127.0.0.1:9618>"
+    checker = ProofChecker(key, schedd)
+    good = proof(key, schedd, "negotiator", now=1000.0)
+    assert checker.check("negotiator", good, now=1001.0) == ""
+    assert checker.check("negotiator", good, now=1001.0) == \
+        "the peer's proof was used before (a replay)"
+    assert "does not hold the pool key" in checker.check(
+        "shadow", proof(key, schedd, "negotiator", now=1000.0), now=1001.0)  # another name
+    assert "does not hold the pool key" in checker.check(
+        "negotiator", proof(key, "<127.0.0.1:1>", "negotiator", now=1000.0), now=1001.0)
+    assert "does not hold the pool key" in checker.check(
+        "negotiator", proof(b"x" * 32, schedd, "negotiator", now=1000.0), now=1001.0)
+    assert checker.check("negotiator", proof(key, schedd, "negotiator", now=700.0),
+                         now=1001.0) == "the peer's proof is 301 s old (more than 120 s)"
+    assert checker.check("negotiator", "garbage", now=1001.0) == "the peer's proof is malformed"
