@@ -187,6 +187,10 @@ def _up(argv: list[str]) -> int:
     log_dir = home / "log"
     for stale in log_dir.glob(".*_address"):
         stale.unlink()
+    from condorsim.security import create_key, key_path
+
+    # the pool key (mode 0600) the daemons prove they hold; kept across restarts
+    create_key(key_path(config, home))
     start = time.time()
     poolmod.write_clock(home, start, speed)
     failures = StartFailures(log_dir)
@@ -288,7 +292,10 @@ def _down(argv: list[str]) -> int:
         from condorsim.tools.common import send_command
         from condorsim.wire.messages import DC_OFF_GRACEFUL
 
-        send_command(poolmod.read_address(home, "master"), "master", DC_OFF_GRACEFUL())
+        reply = send_command(poolmod.read_address(home, "master"), "master", DC_OFF_GRACEFUL())
+        if reply is not None and reply.command == "FAILED":  # not ours to stop (ADMINISTRATOR)
+            print(f"condorsim down: {getattr(reply, 'reason', '')}", file=sys.stderr)
+            return 1
     except (OSError, poolmod.PoolNotRunning):
         os.kill(pid, signal.SIGTERM)
     with Waiting("condorsim down") as waiting:

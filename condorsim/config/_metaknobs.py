@@ -4,7 +4,8 @@ How this works
 --------------
 HTCondor keeps its templates in param_info.in (``[$ROLE.Personal]`` ...).
 condorsim carries the few that make sense for a simulated pool, with the same
-statements: the four roles and the no-preemption policy.  A ``use`` line naming
+statements: the four roles, the no-preemption policy and the default security model
+(``security : recommended_v9_0``, which the knob table's defaults already are).  A ``use`` line naming
 anything else is refused with an error that lists what is supported, rather than
 silently ignored.  Templates that take arguments are not supported.
 """
@@ -40,9 +41,21 @@ METAKNOBS: dict[str, dict[str, str]] = {
             "CLAIM_WORKLIFE=1200\n"
         ),
     },
+    "SECURITY": {
+        "RECOMMENDED_V9_0": (
+            "SEC_DEFAULT_AUTHENTICATION=REQUIRED\n"
+            "SEC_READ_AUTHENTICATION=OPTIONAL\n"
+            "ALLOW_ADMINISTRATOR=condor@* condor_pool@* root@*\n"
+            "ALLOW_DAEMON=condor@* condor_pool@*\n"
+            "ALLOW_NEGOTIATOR=condor@* condor_pool@*\n"
+            "ALLOW_WRITE=*\n"
+            "ALLOW_READ=*\n"
+        ),
+    },
 }
 
 _SPELLING = {
+    "RECOMMENDED_V9_0": "recommended_v9_0",
     "PERSONAL": "Personal",
     "EXECUTE": "Execute",
     "SUBMIT": "Submit",

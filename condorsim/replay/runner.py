@@ -38,6 +38,7 @@ from condorsim.runtime.participant import Participant
 from condorsim.runtime.trace import Tracer
 from condorsim.scenario import END, QUIET, Scenario, ScenarioError, load_scenario
 from condorsim.scenario.checks import ExpectResult, results_json
+from condorsim.security import Security
 
 from .client import PoolClient, PoolUnreachable
 from .driver import Driver
@@ -138,6 +139,10 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
         network = TcpNetwork()
         tracer = Tracer(run_dir / "trace.jsonl")
         log = daemon_logger("replay", run_dir / "log", tz=scenario.timezone)
+        master_config = Config.load(config_path, subsystem="MASTER")
+        # the replay's pool has its own key, in its run directory (the master and the driver
+        # live in this process and hold it; the daemons read it)
+        security = Security.for_daemon(master_config, run_dir, create=True)
         master_log = daemon_logger("master", run_dir / "log", tz=scenario.timezone)
         host: ReplayHost | None = None
         async with trio.open_nursery() as nursery:
@@ -157,9 +162,9 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
                 trace_path=run_dir / "trace.jsonl")
             master = master_mod.Master(options, coordinator)
             ctx = DaemonContext(
-                name="master", config=Config.load(config_path, subsystem="MASTER"),
+                name="master", config=master_config,
                 endpoint=Endpoint(name="master", network=network, participant=participant,
-                                  tracer=tracer, log=master_log),
+                                  tracer=tracer, log=master_log, security=security),
                 log=master_log,
                 rng=seeded_rng(scenario.seed, "master"), run_dir=run_dir,
                 participant=participant)
@@ -176,7 +181,7 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
             master_address = await nursery.start(run_master)
             client = PoolClient(
                 Endpoint(name="replay", network=network, participant=participant,
-                         tracer=tracer, log=log), participant, master)
+                         tracer=tracer, log=log, security=security), participant, master)
             instants = Instants(participant, host)
             driver = Driver(scenario, client, instants, run_dir, config_path,
                             master_address, log, background=nursery)

@@ -12,6 +12,7 @@ trio's ``autojump_clock`` fixture): time jumps whenever every task is blocked, a
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from typing import Any
 import trio
 
 from condorsim.config import Config
+from condorsim.security import Policy, Security
 
 from .daemon import Daemon, DaemonContext, seeded_rng
 from .logs import close_daemon_logger, daemon_logger
@@ -39,11 +41,18 @@ class InProcessPool:
     addresses: dict[str, str] = field(default_factory=dict)
     daemons: dict[str, Daemon] = field(default_factory=dict)
     trace: list[dict[str, Any]] = field(default_factory=list)
+    key: bytes = field(default_factory=lambda: os.urandom(32))
+    """The pool key (in memory: every daemon and test client of this pool holds it)."""
 
-    def endpoint(self, name: str) -> Endpoint:
-        """An endpoint for a test or a tool to talk to the pool as ``name``."""
+    def security(self, config: Config | None = None) -> Security:
+        return Security(key=self.key, policy=Policy.from_config(config or self.config))
+
+    def endpoint(self, name: str, *, with_key: bool = True) -> Endpoint:
+        """An endpoint for a test or a tool to talk to the pool as ``name``: with the pool
+        key (a daemon, or the replay driver, who may act for any user) unless ``with_key``
+        is false (then it is a tool: the OS user running the test, by FS)."""
         return Endpoint(name=name, network=self.network, participant=self.participant,
-                        tracer=self.tracer)
+                        tracer=self.tracer, security=self.security() if with_key else None)
 
     async def connect(self, daemon: str, me: str = "tool") -> Conn:
         return await self.endpoint(me).connect(self.addresses[daemon], daemon)
@@ -75,7 +84,7 @@ async def open_inprocess_pool(
             log = daemon_logger(name, log_dir, tz=cfg.get("SIM_TIMEZONE"))
             loggers.append(log)
             endpoint = Endpoint(name=name, network=network, participant=participant,
-                                tracer=tracer, log=log)
+                                tracer=tracer, log=log, security=pool.security(cfg))
             ctx = DaemonContext(
                 name=name, config=cfg, endpoint=endpoint, log=log,
                 rng=seeded_rng(seed, name), run_dir=run_dir, participant=participant,
@@ -106,10 +115,12 @@ class Killable:
     async def start(self) -> None:
         self.daemon = self.factory()
         log = daemon_logger(self.name, None)
+        cfg = self.pool.config.with_subsystem(self.name.upper())
         endpoint = Endpoint(name=self.name, network=self.pool.network,
-                            participant=self.pool.participant, tracer=self.pool.tracer, log=log)
+                            participant=self.pool.participant, tracer=self.pool.tracer, log=log,
+                            security=self.pool.security(cfg))
         ctx = DaemonContext(
-            name=self.name, config=self.pool.config.with_subsystem(self.name.upper()),
+            name=self.name, config=cfg,
             endpoint=endpoint, log=log, rng=seeded_rng(0, self.name),
             run_dir=self.pool.run_dir, participant=self.pool.participant)
         self.pool.addresses[self.name] = await self.nursery.start(self._run, self.daemon, ctx)

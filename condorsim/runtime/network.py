@@ -10,8 +10,20 @@ apart.
 
 A :class:`Conn` is one connection between two named daemons: it counts every pool message
 for virtual time (and, on virtual time, holds a received one while its process is frozen:
-see :mod:`.participant`), writes every message to the trace, and introduces the caller with
-a HELLO so the far end knows whom it is talking to.
+see :mod:`.participant`) and writes every message to the trace.
+
+Every connection starts with authentication (docs/security.md); the client speaks first, so
+a connection is a counted message from its first moment (virtual time). A daemon's SIM_HELLO
+carries its proof of the pool key (``TOKEN``: an HMAC over its name, the server's address,
+the time and a fresh nonce; :mod:`condorsim.security.poolkey`) and its command follows at
+once: no round trip more than before. A tool says ``FS``: the server answers
+SIM_AUTH_CHALLENGE with a fresh directory name, the tool creates it with mode 0700 and says
+SIM_AUTH_PROOF, the server checks it, removes it and answers SIM_AUTH_RESULT. ``NONE`` is
+anonymous (READ commands only, by default). The server sets ``conn.identity``
+(``user@domain``) and then checks every command against its access level
+(``COMMAND_LEVELS``) and the policy; a refused command is answered FAILED with HTCondor's
+"PERMISSION DENIED" reason, logged, and the connection closed. A wrong proof is logged and
+the connection closed.
 """
 
 from __future__ import annotations
@@ -25,6 +37,9 @@ from typing import Any, Protocol
 
 import trio
 
+from condorsim.security import UNAUTHENTICATED, FSAuthError, Security, allow_everything
+from condorsim.security.identity import fs_challenge_dir, fs_check, fs_make_dir, fs_remove
+from condorsim.security.poolkey import ProofChecker, proof
 from condorsim.wire import (
     DEFAULT_MAX_FRAME,
     ConnectionClosed,
@@ -32,7 +47,14 @@ from condorsim.wire import (
     MessageStream,
     ProtocolError,
 )
-from condorsim.wire.messages import SIM_HELLO
+from condorsim.wire.messages import (
+    FAILED,
+    SIM_AUTH_CHALLENGE,
+    SIM_AUTH_PROOF,
+    SIM_AUTH_RESULT,
+    SIM_HELLO,
+    command_level,
+)
 
 from .participant import Participant
 from .trace import Tracer
@@ -42,6 +64,10 @@ _SINFUL = re.compile(r"^<([0-9.]+|[A-Za-z0-9_.-]+):(\d+)(\?.*)?>$")
 
 class AddressError(ValueError):
     """An address is not a sinful string ``<host:port>``."""
+
+
+class AuthenticationError(ConnectionRefusedError):
+    """The server refused our proof of identity (the message says why)."""
 
 
 def parse_sinful(address: str) -> tuple[str, int]:
@@ -165,6 +191,19 @@ class Conn:
         self.peer = peer
         self._participant = participant
         self._tracer = tracer
+        self.identity = ""
+        """The peer's authenticated identity, ``user@domain`` (set by the server's handshake)."""
+        self.method = ""
+        """How it authenticated: TOKEN (the pool key), FS or NONE."""
+
+    @property
+    def user(self) -> str:
+        """The user part of :attr:`identity` (``condor`` for the daemons and root)."""
+        return self.identity.partition("@")[0]
+
+    @property
+    def authenticated(self) -> bool:
+        return self.method in ("TOKEN", "FS")
 
     async def send(self, msg: Message) -> None:
         if self._tracer is not None:
@@ -219,9 +258,17 @@ class Endpoint:
     tracer: Tracer | None = None
     log: Any = None
     max_frame: int = DEFAULT_MAX_FRAME
+    security: Security | None = None
+    """A daemon's pool key and policy. None: prove who we are by FS (a tool), and serve
+    every authenticated or anonymous peer (a test's bare endpoint)."""
+
+    def __post_init__(self) -> None:
+        self._policy = self.security.policy if self.security is not None else allow_everything()
+        self._key = self.security.key if self.security is not None else None
 
     async def connect(self, address: str, peer: str) -> Conn:
-        """Open a connection to the daemon at ``address`` (named ``peer`` in the trace)."""
+        """Open a connection to the daemon at ``address`` (named ``peer`` in the trace) and
+        authenticate: with the pool key if we hold it, else by FS."""
         stream = await self.network.connect(address)
         conn = Conn(
             MessageStream(stream, max_frame=self.max_frame),
@@ -230,9 +277,44 @@ class Endpoint:
             participant=self.participant,
             tracer=None,
         )
-        await conn.send(SIM_HELLO(name=self.name))
+        try:
+            await self._authenticate(conn, address, peer)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await conn.aclose()
+            raise
         conn._tracer = self.tracer
         return conn
+
+    async def _authenticate(self, conn: Conn, address: str, peer: str) -> None:
+        key = self._key
+        if key is not None:
+            await conn.send(SIM_HELLO(name=self.name, method="TOKEN",
+                                      proof=proof(key, address, self.name)))
+            return
+        await conn.send(SIM_HELLO(name=self.name, method="FS", proof=""))
+        try:
+            challenge = await conn.receive()
+            if not isinstance(challenge, SIM_AUTH_CHALLENGE):
+                raise ProtocolError(f"expected SIM_AUTH_CHALLENGE, got {challenge.command}")
+            try:
+                fs_make_dir(challenge.fs_dir)
+                await conn.send(SIM_AUTH_PROOF())
+                result = await conn.receive()
+            finally:
+                fs_remove(challenge.fs_dir)
+        except FSAuthError as e:
+            raise AuthenticationError(f"AUTHENTICATE:1003:Failed to authenticate with the "
+                                      f"{peer} using FS: {e}") from None
+        except ConnectionClosed as e:
+            raise AuthenticationError(f"the {peer} closed the connection while "
+                                      f"authenticating: {e}") from None
+        if not isinstance(result, SIM_AUTH_RESULT):
+            raise ProtocolError(f"expected SIM_AUTH_RESULT, got {result.command}")
+        if result.error:
+            raise AuthenticationError(
+                f"AUTHENTICATE:1003:Failed to authenticate with the {peer} using FS: "
+                f"{result.error}")
 
     async def serve(
         self, handler: Handler, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
@@ -244,6 +326,7 @@ class Endpoint:
         carries on. ``task_status.started`` receives the listening address.
         """
         address, listener = await self.network.listen(port)
+        checker = ProofChecker(self._key, address) if self._key is not None else None
         try:
             async with trio.open_nursery() as nursery:
                 task_status.started(address)
@@ -252,26 +335,83 @@ class Endpoint:
                         stream = await listener.accept()
                     except (trio.ClosedResourceError, trio.EndOfChannel):
                         return
-                    nursery.start_soon(self._serve_one, stream, handler)
+                    nursery.start_soon(self._serve_one, stream, handler, address, checker)
         finally:
             with trio.CancelScope(shield=True):
                 await listener.aclose()
 
-    async def _serve_one(self, stream: trio.abc.Stream, handler: Handler) -> None:
+    async def _accept(self, conn: Conn, address: str, checker: ProofChecker | None) -> bool:
+        """The server's side of the handshake; False when the peer is refused (logged)."""
+        policy = self._policy
+        hello = await conn.receive()
+        if not isinstance(hello, SIM_HELLO):
+            raise ProtocolError(f"expected SIM_HELLO first, got {type(hello).__name__}")
+        conn.peer, method = hello.name, hello.method
+        if method == "NONE":
+            conn.identity, conn.method = f"{UNAUTHENTICATED}@unmapped", method
+            return True
+        if method not in ("TOKEN", "FS"):
+            raise ProtocolError(f"SIM_HELLO: unknown authentication method {method!r}")
+        error = ""
+        if method == "TOKEN":
+            if checker is None:
+                error = "this daemon holds no pool key to check the peer's proof against"
+            else:
+                error = checker.check(hello.name, hello.proof)
+            conn.identity = "" if error else policy.identity("condor")
+        else:
+            fs_dir = fs_challenge_dir(policy.fs_local_dir, address)
+            await conn.send(SIM_AUTH_CHALLENGE(fs_dir=fs_dir))
+            answer = await conn.receive()
+            if not isinstance(answer, SIM_AUTH_PROOF):
+                raise ProtocolError(f"expected SIM_AUTH_PROOF, got {type(answer).__name__}")
+            try:
+                conn.identity = policy.identity(
+                    fs_check(fs_dir, allow_unsafe=policy.fs_allow_unsafe))
+            except FSAuthError as e:
+                error = str(e)
+            finally:
+                fs_remove(fs_dir)
+        if not error and method not in policy.methods:
+            error = (f"method {method} is not in SEC_DEFAULT_AUTHENTICATION_METHODS "
+                     f"({', '.join(policy.methods)})")
+            conn.identity = ""
+        if method == "FS":
+            await conn.send(SIM_AUTH_RESULT(user=conn.identity, error=error))
+        if error:
+            if self.log is not None:
+                self.log.warning("authentication_failed", peer=hello.name, method=method,
+                                 error=error)
+            return False
+        conn.method = method
+        return True
+
+    async def _serve_one(self, stream: trio.abc.Stream, handler: Handler,
+                         address: str = "<127.0.0.1:0>",
+                         checker: ProofChecker | None = None) -> None:
         conn = Conn(
             MessageStream(stream, max_frame=self.max_frame),
             me=self.name,
             peer="?",
             participant=self.participant,
-            tracer=self.tracer,
+            tracer=None,
         )
+        policy = self._policy
         try:
-            hello = await conn.receive()
-            if not isinstance(hello, SIM_HELLO):
-                raise ProtocolError(f"expected SIM_HELLO first, got {type(hello).__name__}")
-            conn.peer = hello.name
+            if not await self._accept(conn, address, checker):
+                return
+            conn._tracer = self.tracer
             while True:
                 msg = await conn.receive()
+                command = msg.command
+                refused = policy.refusal(conn.identity, conn.authenticated, command,
+                                         command_level(command))
+                if refused is not None:
+                    if self.log is not None:
+                        self.log.warning("permission_denied", peer=conn.peer,
+                                         identity=conn.identity, cmd=command, error=refused)
+                    await conn.send(FAILED(reason=refused))
+                    return
                 await handler(msg, conn)
         except ConnectionClosed:
             pass

@@ -21,6 +21,7 @@ from pathlib import Path
 import trio
 
 from condorsim.config import Config, ConfigError
+from condorsim.security import PoolKeyError, Security
 
 from .clock import VirtualClock, WallClock
 from .coordination import run_participant_link
@@ -63,6 +64,12 @@ def daemon_main(
     except ConfigError as e:
         print(f"{name}: {e}", file=sys.stderr)
         return 2
+    try:
+        # the master creates the pool key if the pool has none yet; the others read it
+        security = Security.for_daemon(config, args.run_dir, create=subsystem == "MASTER")
+    except PoolKeyError as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 2
     import time
 
     start = args.start if args.start is not None else time.time()
@@ -84,7 +91,7 @@ def daemon_main(
         tracer = Tracer(args.trace) if args.trace else None
         endpoint = Endpoint(
             name=name, network=network, participant=participant if virtual else None,
-            tracer=tracer, log=log,
+            tracer=tracer, log=log, security=security,
         )
         ctx = DaemonContext(
             name=name, config=config, endpoint=endpoint, log=log,

@@ -19,6 +19,7 @@ import random
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import trio
 
@@ -156,16 +157,20 @@ def run_storm(
     from condorsim.runtime.coordinator import Coordinator
     from condorsim.runtime.network import Endpoint, TcpNetwork
     from condorsim.runtime.participant import Participant
+    from condorsim.security import Security, create_key, load_key
 
     clock = VirtualClock(start)
     workdir = run_dir or tempfile.mkdtemp(prefix="condorsim-storm-")
+    key_file = Path(workdir) / "passwords.d" / "POOL"
+    create_key(key_file)
 
     async def main() -> StormOutcome:
         participant = Participant(clock)
         network = TcpNetwork()
         coordinator = Coordinator(now=start)
         host = CoordinatorHost(coordinator, clock, participant, local_name="driver")
-        endpoint = Endpoint(name="driver", network=network, participant=participant)
+        endpoint = Endpoint(name="driver", network=network, participant=participant,
+                            security=Security(key=load_key(key_file)))
         procs: list[trio.Process] = []
         t0 = time.perf_counter()
         async with trio.open_nursery() as nursery:
@@ -194,9 +199,11 @@ def run_storm(
             for i, address in enumerate(addresses):
                 conn = await endpoint.connect(address, f"storm{i + 1}")
                 async with conn:
-                    await conn.request(SIM_STORM_START(
+                    started = await conn.request(SIM_STORM_START(
                         peers=addresses, seed=seed * 1000 + i, timers=timers,
                         horizon=horizon, max_burst=max_burst, max_hops=max_hops))
+                    if not isinstance(started, OK):
+                        raise RuntimeError(f"storm{i + 1} refused the storm: {started}")
             await host.finished.wait()
             wall = time.perf_counter() - t0
             run = time.perf_counter() - t1

@@ -23,7 +23,6 @@ the current directory; the submit logic itself does not.
 
 from __future__ import annotations
 
-import getpass
 import os
 import re
 import sys
@@ -34,6 +33,7 @@ from typing import TextIO
 
 from condorsim.classad import ClassAd
 from condorsim.config import KNOBS, Config, ConfigError, find_config_file
+from condorsim.security.identity import my_user_name
 
 from ._errors import SubmitError
 from ._submit import Submit, effective_config
@@ -149,7 +149,7 @@ def prepare(
             submit.jobs(
                 clusterid=clusterid,
                 qdate=int(time.time()) if qdate is None else qdate,
-                owner=owner or getpass.getuser(),
+                owner=owner or my_user_name(),
                 config=config,
                 submit_method=0,
                 checks=True,

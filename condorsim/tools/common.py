@@ -13,7 +13,7 @@ import trio
 
 from condorsim import pool as poolmod
 from condorsim.classad import ClassAd
-from condorsim.runtime.network import Endpoint, TcpNetwork
+from condorsim.runtime.network import AuthenticationError, Endpoint, TcpNetwork
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
@@ -29,6 +29,8 @@ async def _exchange(address: str, peer: str, msgs: Sequence[Message], want_reply
     with trio.fail_after(TIMEOUT):
         try:
             conn = await endpoint.connect(address, peer)
+        except AuthenticationError as e:
+            raise ToolError(str(e)) from None
         except ConnectionRefusedError as e:
             raise poolmod.PoolNotRunning(f"the {peer} does not answer at {address}: {e}") from None
         async with conn:

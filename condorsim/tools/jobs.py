@@ -11,7 +11,6 @@ tool prints. Exit status: 0 on success, 1 when anything failed, as HTCondor's to
 
 from __future__ import annotations
 
-import getpass
 import sys
 from collections.abc import Callable, Sequence
 
@@ -133,7 +132,7 @@ def _act_main(tool: str, action: str, argv: list[str]) -> int:
             i += 1
         if not procs and not targets:
             raise UsageError("You did not specify any jobs")
-        user, past, status = getpass.getuser(), _PAST[action], 0
+        user, past, status = "", _PAST[action], 0  # "": the user we authenticated as
         word = {"remove": "remove"}.get(action, action)
         if procs:
             _, _, reply = _ask(m.ACT_ON_JOBS(action=action, ids=procs, constraint="",
@@ -166,7 +165,7 @@ def qedit_main(argv: list[str]) -> int:
         attr, value = argv[-2], argv[-1]
         ids, constraint = selection(argv[:-2])
         _, _, reply = _ask(m.QEDIT(ids=ids, constraint=constraint, attr=attr, value=value,
-                                   owner=getpass.getuser()))
+                                   owner=""))
         if isinstance(reply, m.ACT_RESULT) and reply.done:
             print(f'Set attribute "{attr}" for {len(reply.done)} matching jobs.')
             return 0 if not reply.errors else 1

@@ -25,7 +25,6 @@ its width less one unless ``-wide``.
 from __future__ import annotations
 
 import argparse
-import getpass
 import os
 import sys
 from collections.abc import Sequence
@@ -34,6 +33,7 @@ from typing import Any
 
 from condorsim import pool as poolmod
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, parse_expr
+from condorsim.security.identity import my_user_name
 from condorsim.wire import messages as m
 
 from . import qrender as r
@@ -280,7 +280,7 @@ def _run(args: argparse.Namespace) -> int:
         ands.append(qviews.IO_WHERE)
     constraint = build_constraint(ands, ids, owners)
     mine = not ids and not owners and not args.allusers
-    me = getpass.getuser()
+    me = my_user_name()  # who the schedd knows us as (FS): never $USER
     tz = tool_zone()
     if args.jobads or args.userlog:
         source, jobs = _from_file(args, constraint)

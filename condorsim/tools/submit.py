@@ -19,7 +19,6 @@ submits nothing. Refusals are ``ERROR: ...`` on stderr and exit status 1.
 
 from __future__ import annotations
 
-import getpass
 import io
 import os
 import re
@@ -175,7 +174,8 @@ def _submit(text: str, source: str, *, terse: bool, verbose: bool, quiet: bool) 
         out.write("Submitting job(s)")
     try:
         _, _, reply = jobs._ask(m.SUBMIT_JOBS(
-            owner=getpass.getuser(), text=text, iwd=os.getcwd(), source=source))
+            # owner "": the schedd sets Owner, who we authenticated as
+            owner="", text=text, iwd=os.getcwd(), source=source))
     except (ToolError, poolmod.PoolNotRunning) as e:
         reply = m.FAILED(reason=str(e))
     if not isinstance(reply, m.SUBMIT_RESULT):

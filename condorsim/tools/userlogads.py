@@ -15,7 +15,6 @@ same events.
 
 from __future__ import annotations
 
-import getpass
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,6 +22,7 @@ from pathlib import Path
 from condorsim.classad import ClassAd
 from condorsim.eventlog.events import Event, parse_rusage
 from condorsim.eventlog.reader import read_events
+from condorsim.security.identity import my_user_name
 
 
 def _status(ad: ClassAd, status: int, when: int) -> None:
@@ -129,7 +129,7 @@ def ads_from_events(events: Iterable[Event], path: str, now: int | None = None,
                     owner: str | None = None) -> list[ClassAd]:
     """The job ads the events make, in the order their SUBMITs come."""
     now = int(time.time()) if now is None else now
-    owner = getpass.getuser() if owner is None else owner
+    owner = my_user_name() if owner is None else owner
     jobs: dict[tuple[int, int], ClassAd] = {}
     for event in events:
         key = (event.cluster, event.proc)

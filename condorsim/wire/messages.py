@@ -75,7 +75,14 @@ RELEASE_CLAIM               schedd -> startd        (claim_id) -- give the claim
 ALIVE                       schedd -> startd        (claim_id) -- keep-alive of a claim
 
 *virtual time* (condorsim's own; participant = every pool process, coordinator = master)
-SIM_HELLO                   any -> any              (name) -- first message of every connection
+SIM_HELLO                   client -> server        (name, method, proof) -- first message of every
+                                                    connection: who calls, and its proof: TOKEN
+                                                    (a daemon: the pool key's HMAC, fresh, used
+                                                    once), FS (a tool: the exchange below) or NONE
+SIM_AUTH_CHALLENGE          server -> client        (fs_dir) -- FS: create this directory, mode 0700
+SIM_AUTH_PROOF              client -> server        () -- FS: it is made
+SIM_AUTH_RESULT             server -> client        (user, error) -- FS: who the client is, or why
+                                                    it was refused
 SIM_CLOCK_HELLO             participant -> coord.   (name, pid) -- join the coordination
 SIM_CLOCK_POLL              coordinator -> part.    (round) -- answer SIM_CLOCK_IDLE once idle
 SIM_CLOCK_IDLE              participant -> coord.   (round, sent, received, next_deadline, eoi_pending)
@@ -414,6 +421,24 @@ class ALIVE(Message):
 @message("SIM_HELLO")
 class SIM_HELLO(Message):
     name: str
+    method: str
+    proof: str
+
+
+@message("SIM_AUTH_CHALLENGE")
+class SIM_AUTH_CHALLENGE(Message):
+    fs_dir: str
+
+
+@message("SIM_AUTH_PROOF")
+class SIM_AUTH_PROOF(Message):
+    pass
+
+
+@message("SIM_AUTH_RESULT")
+class SIM_AUTH_RESULT(Message):
+    user: str
+    error: str
 
 
 @message("SIM_CLOCK_HELLO")
@@ -801,3 +826,62 @@ class SIM_SITE_UP(Message):
     """The simulated site serving ``resource`` is back (OK, or FAILED: no such site)."""
 
     resource: str
+
+
+# ---- authorization: each command's access level (HTCondor's, docs/security.md) ----------
+# None: not a command a server takes from a new peer (a reply, the handshake, or a message
+# inside a conversation the receiver started). A command missing here is DAEMON.
+
+_READ, _WRITE, _ADMIN, _DAEMON, _NEGOTIATOR = (
+    "READ", "WRITE", "ADMINISTRATOR", "DAEMON", "NEGOTIATOR")
+
+COMMAND_LEVELS: dict[str, str | None] = {
+    # replies and the handshake
+    "OK": None, "FAILED": None, "QUERY_RESULT": None, "SUBMIT_RESULT": None,
+    "ACT_RESULT": None, "QMGMT_RESULT": None, "CLAIM_RESPONSE": None,
+    "SHADOW_UPDATE_REPLY": None, "RESOURCE_REQUEST_LIST": None, "NO_MORE_JOBS": None,
+    "SIM_HELLO": None, "SIM_AUTH_CHALLENGE": None, "SIM_AUTH_PROOF": None,
+    "SIM_AUTH_RESULT": None,
+    # virtual time travels on the coordinator's own link, never through a daemon's handler
+    "SIM_CLOCK_HELLO": _DAEMON, "SIM_CLOCK_POLL": _DAEMON, "SIM_CLOCK_IDLE": _DAEMON,
+    "SIM_END_OF_INSTANT": _DAEMON, "SIM_CLOCK_PREPARE": _DAEMON, "SIM_CLOCK_PREPARED": _DAEMON,
+    "SIM_CLOCK_ADVANCE": _DAEMON,
+    # collector: ads are advertised by daemons (ADVERTISE_* is DAEMON in recommended_v9_0)
+    **dict.fromkeys((
+        "UPDATE_STARTD_AD", "UPDATE_SCHEDD_AD", "UPDATE_SUBMITTOR_AD", "UPDATE_NEGOTIATOR_AD",
+        "UPDATE_MASTER_AD", "UPDATE_COLLECTOR_AD", "UPDATE_GRID_AD", "UPDATE_AD_GENERIC",
+        "INVALIDATE_STARTD_ADS", "INVALIDATE_SCHEDD_ADS", "INVALIDATE_SUBMITTOR_ADS",
+        "INVALIDATE_MASTER_ADS", "INVALIDATE_NEGOTIATOR_ADS", "INVALIDATE_ADS_GENERIC"),
+        _DAEMON),
+    **dict.fromkeys((
+        "QUERY_STARTD_ADS", "QUERY_SCHEDD_ADS", "QUERY_SUBMITTOR_ADS", "QUERY_MASTER_ADS",
+        "QUERY_NEGOTIATOR_ADS", "QUERY_COLLECTOR_ADS", "QUERY_ANY_ADS", "QUERY_GENERIC_ADS",
+        "QUERY_JOB_ADS", "QUERY_HISTORY"), _READ),
+    # daemon control: condor_off / on / restart / reconfig / drain are ADMINISTRATOR
+    **dict.fromkeys((
+        "DC_OFF_GRACEFUL", "DC_OFF_FAST", "DC_RECONFIG", "DC_RECONFIG_FULL", "RESTART",
+        "DAEMONS_OFF", "DAEMON_OFF", "DAEMONS_ON", "DAEMON_ON", "DRAIN_JOBS",
+        "CANCEL_DRAIN_JOBS"), _ADMIN),
+    # the user's commands to the schedd (condor_submit, condor_rm, condor_qedit ...)
+    **dict.fromkeys(("SUBMIT_JOBS", "ACT_ON_JOBS", "QEDIT"), _WRITE),
+    # negotiation: the negotiator's commands to the schedd
+    **dict.fromkeys(("NEGOTIATE", "SEND_RESOURCE_REQUEST_LIST", "PERMISSION_AND_AD",
+                     "REJECTED_WITH_REASON", "END_NEGOTIATE"), _NEGOTIATOR),
+    # claims, the schedd's RESCHEDULE to the negotiator, shadows, starters, the router and
+    # the gridmanager: daemons only
+    **dict.fromkeys((
+        "REQUEST_CLAIM", "ACTIVATE_CLAIM", "DEACTIVATE_CLAIM", "DEACTIVATE_CLAIM_FORCIBLY",
+        "RELEASE_CLAIM", "ALIVE", "RESCHEDULE", "SHADOW_START", "SHADOW_UPDATE", "SHADOW_EXIT",
+        "SHADOW_HOLD", "SHADOW_REMOVE", "SHADOW_SUSPEND", "SHADOW_CONTINUE", "SHADOW_VACATE",
+        "SHADOW_QEDIT", "SHADOW_RECONNECT", "SHADOW_STARTED", "STARTER_START",
+        "REGISTER_STARTER_INFO", "REGISTER_JOB_INFO", "STARTER_UPDATE", "BEGIN_EXECUTION",
+        "ULOG", "JOB_EXIT", "STARTER_EXITED", "STARTER_SUSPEND", "STARTER_CONTINUE",
+        "STARTER_HOLD", "STARTER_REMOVE", "QMGMT_CLAIM_JOB", "QMGMT_YIELD_JOB",
+        "QMGMT_SUBMIT_AD", "QMGMT_SET_ATTRIBUTES", "GRIDMAN_ADD_JOBS", "GRIDMAN_REMOVE_JOBS",
+        "UPDATE_JOBAD", "GRIDMAN_UPDATE", "SIM_SITE_DOWN", "SIM_SITE_UP"), _DAEMON),
+}
+
+
+def command_level(command: str) -> str | None:
+    """The access level a peer needs to send ``command`` (DAEMON when it is not listed)."""
+    return COMMAND_LEVELS.get(command, _DAEMON)

@@ -25,6 +25,7 @@ from condorsim.jobs.codes import JobStatus, Universe
 from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid, managed_externally
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.security import condor_names
 from condorsim.submit.tool import submit_config
 from condorsim.transform import JobTransforms
 from condorsim.wire import Message
@@ -38,7 +39,7 @@ from .history import read_history
 from .local import LOCAL_UNIVERSES, LocalJobs, Phase, start_expressions, universe_of
 from .negotiation import Negotiations
 from .policy import evaluate_periodic
-from .queue import JobQueue
+from .queue import JobQueue, attr_rules
 from .reconnect import Reconnector
 from .running import apply_shadow_ad, recover_after_restart, update_cron
 from .store import JobId, ScheddError, job_str
@@ -72,11 +73,16 @@ class Schedd:
         self.uid_domain = cfg.get("UID_DOMAIN") or "localhost"
         supers = cfg.get_list("QUEUE_SUPER_USERS") if cfg.get("QUEUE_SUPER_USERS") else [
             "root", "condor"]
+        if "condor" in supers:  # "condor" is the condor user: a personal pool's own account too
+            supers += sorted(condor_names(cfg.get("CONDOR_IDS")))
         now = int(trio.current_time())
         spool = ctx.path("SPOOL", "spool")
         self.queue = JobQueue(spool, history=ctx.path("HISTORY", str(spool / "history")),
                               tz=self.tz, super_users=supers, submit_config=submit_config(cfg),
                               on_warning=lambda w: ctx.log.warning("user_log_failed", error=w))
+        self.queue.attr_rules = attr_rules(cfg)
+        self.queue.on_secure_ignored = lambda attr, user: ctx.log.warning(
+            "secure_attribute_ignored", attr=attr, user=user)
         try:
             self.queue.open(now)
         except ScheddError as e:
@@ -449,16 +455,18 @@ class Schedd:
         q = self.queue
         assert q is not None
         if isinstance(msg, m.SUBMIT_JOBS):
-            ids = q.submit(msg.owner, msg.text, msg.iwd, msg.source, now)
+            owner = q.acting_user(conn.user, msg.owner)
+            ids = q.submit(owner, msg.text, msg.iwd, msg.source, now)
             for job in ids:
                 update_cron(q, job, now, self.tz)
-            self.ctx.log.info("submitted", cluster=ids[0][0], procs=len(ids), owner=msg.owner)
+            self.ctx.log.info("submitted", cluster=ids[0][0], procs=len(ids), owner=owner)
             if any(is_grid(q.jobs[job]) for job in ids):
                 self.grid.added()
             self.need_reschedule()
             return m.SUBMIT_RESULT(cluster=ids[0][0], procs=len(ids))
         if isinstance(msg, m.ACT_ON_JOBS):
-            out = q.act(msg.action, list(msg.ids), msg.constraint, msg.reason, msg.owner, now)
+            user = q.acting_user(conn.user, msg.owner)
+            out = q.act(msg.action, list(msg.ids), msg.constraint, msg.reason, user, now)
             if msg.action == "release" and out.done:
                 self.need_reschedule()  # as condor_release asks for one
                 for text in out.done:
@@ -474,7 +482,8 @@ class Schedd:
                 self.grid.removed()
             return m.ACT_RESULT(done=out.done, errors=out.errors)
         if isinstance(msg, m.QEDIT):
-            out = q.qedit(list(msg.ids), msg.constraint, msg.attr, msg.value, msg.owner, now)
+            user = q.acting_user(conn.user, msg.owner)
+            out = q.qedit(list(msg.ids), msg.constraint, msg.attr, msg.value, user, now)
             for job, _ in out.to_shadow:
                 self.claims.note_qedit(job, msg.attr)
             for text in out.done:

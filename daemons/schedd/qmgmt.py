@@ -108,7 +108,7 @@ def set_attributes(q: JobQueue, job: JobId, ad: ClassAd, delete: Iterable[str],
     changes: dict[str, Any] = {}
     status = q.status(job)
     for name, tree in ad.pairs():
-        if name.lower() in _READ_ONLY:
+        if name.lower() in _READ_ONLY or name.lower() in q.attr_rules.immutable:
             continue
         if name.lower() == "jobstatus":
             new = ad.evaluate(name)
@@ -117,7 +117,8 @@ def set_attributes(q: JobQueue, job: JobId, ad: ClassAd, delete: Iterable[str],
             if new != status:
                 changes["LastJobStatus"] = int(status)
         changes[name] = tree
-    gone = tuple(n for n in delete if n.lower() not in _READ_ONLY)
+    gone = tuple(n for n in delete
+                 if n.lower() not in _READ_ONLY and n.lower() not in q.attr_rules.immutable)
     if changes or gone:
         q.store.change(job, changes, gone)
         q.changed = True

@@ -38,6 +38,50 @@ PROTECTED_ATTRS = frozenset(
 
 ACTIONS = ("hold", "release", "remove", "suspend", "continue", "vacate")
 
+SYSTEM_IMMUTABLE_JOB_ATTRS = ("Owner", "ClusterId", "JobUniverse", "ProcId", "MyType",
+                              "TargetType", "User", "OsUser")
+"""Never changed once set, by anyone (facts 10)."""
+SYSTEM_PROTECTED_JOB_ATTRS: tuple[str, ...] = ()
+"""Changed only by a queue super user (empty, as HTCondor's hard-coded value)."""
+SYSTEM_SECURE_JOB_ATTRS = (
+    "x509userProxySubject", "x509UserProxyEmail", "x509UserProxyVOName",
+    "x509UserProxyFirstFQAN", "x509UserProxyFQAN", "TotalSubmitProcs", "AuthTokenSubject",
+    "AuthTokenIssuer", "AuthTokenGroups", "AuthTokenId", "AuthTokenScopes", "AuthTokenProject",
+    "OsUser")
+"""Set by the schedd alone: a user's attempt is ignored (IGNORE_ATTEMPTS_TO_SET_SECURE_JOB_ATTRS)."""
+
+
+@dataclass
+class AttrRules:
+    """Which job attributes a user may not set (lower-cased names; the schedd's config)."""
+
+    immutable: frozenset[str] = frozenset(a.lower() for a in SYSTEM_IMMUTABLE_JOB_ATTRS)
+    protected: frozenset[str] = frozenset(a.lower() for a in SYSTEM_PROTECTED_JOB_ATTRS)
+    secure: frozenset[str] = frozenset(a.lower() for a in SYSTEM_SECURE_JOB_ATTRS)
+    ignore_secure: bool = True
+
+
+def attr_rules(config: Any) -> AttrRules:
+    """The attribute rules of the schedd's config: SYSTEM_* plus the admin's own lists."""
+    def names(*knobs: str, default: tuple[str, ...] = ()) -> frozenset[str]:
+        out: set[str] = set()
+        for knob in knobs:
+            value = config.get(knob)
+            items = value.replace(",", " ").split() if value is not None else (
+                default if knob.startswith("SYSTEM_") else ())
+            out.update(a.lower() for a in items)
+        return frozenset(out)
+
+    return AttrRules(
+        immutable=names("SYSTEM_IMMUTABLE_JOB_ATTRS", "IMMUTABLE_JOB_ATTRS",
+                        default=SYSTEM_IMMUTABLE_JOB_ATTRS),
+        protected=names("SYSTEM_PROTECTED_JOB_ATTRS", "PROTECTED_JOB_ATTRS",
+                        default=SYSTEM_PROTECTED_JOB_ATTRS),
+        secure=names("SYSTEM_SECURE_JOB_ATTRS", "SECURE_JOB_ATTRS",
+                     default=SYSTEM_SECURE_JOB_ATTRS),
+        ignore_secure=config.get_bool("IGNORE_ATTEMPTS_TO_SET_SECURE_JOB_ATTRS", True),
+    )
+
 
 def _int(ad: ClassAd, name: str, default: int = 0) -> int:
     v = ad.evaluate(name)
@@ -103,6 +147,10 @@ class JobQueue:
         self.on_leave: list[Callable[[JobId], None]] = []
         self.transforms = JobTransforms()
         """JOB_TRANSFORM_NAMES: applied to every submitted job (the runner sets them)."""
+        self.attr_rules = AttrRules()
+        """IMMUTABLE / PROTECTED / SECURE job attributes (the runner sets them from config)."""
+        self.on_secure_ignored: Callable[[str, str], None] | None = None
+        """Told (attribute, user) when a user's attempt to set a secure attribute is ignored."""
 
     # -- loading
 
@@ -166,6 +214,21 @@ class JobQueue:
     def may_change(self, job: JobId, user: str) -> bool:
         return user in self.super_users or _str(self.jobs[job], "Owner") == user
 
+    def acting_user(self, real: str, requested: str) -> str:
+        """Whom a request acts for: the authenticated user ``real``, or ``requested`` when a
+        queue super user (a daemon, root, condor) names someone (HTCondor's
+        SetEffectiveOwner); anyone else naming another user is refused."""
+        if not requested or requested == real or real in self.super_users:
+            return requested or real
+        raise ScheddError(f"SetEffectiveOwner security violation: setting owner to "
+                          f"{requested} when active owner is \"{real}\"")
+
+    def _drop_secure(self, ad: ClassAd, user: str) -> None:
+        for name in [n for n in ad if n.lower() in self.attr_rules.secure]:
+            del ad[name]
+            if self.on_secure_ignored is not None:
+                self.on_secure_ignored(name, user)
+
     # -- submit
 
     def submit(self, owner: str, text: str, iwd: str, source: str, now: int) -> list[JobId]:
@@ -190,6 +253,8 @@ class JobQueue:
             raise ScheddError("no jobs queued")
         if self.transforms:
             ads = [self._transformed(ad, now) for ad in ads]
+        for ad in ads:
+            self._drop_secure(ad, owner)
         for ad in ads:  # the schedd's cluster ad holds it in HTCondor (condor_q's TOTAL)
             ad["TotalSubmitProcs"] = len(ads)
         ids = self.store.add_cluster(cluster, ads)
@@ -348,8 +413,15 @@ class JobQueue:
     def qedit(self, ids: list[str], constraint: str, attr: str, value: str, user: str,
               now: int) -> Outcome:
         """condor_qedit: set ``attr`` to the expression ``value`` in the selected jobs."""
-        if attr.lower() in PROTECTED_ATTRS:
+        rules, key = self.attr_rules, attr.lower()
+        if key in PROTECTED_ATTRS or key in rules.immutable:
             raise ScheddError(f"Update of attribute {attr} is not allowed")
+        if key in rules.secure and not rules.ignore_secure:
+            raise ScheddError(f"Update of attribute {attr} is not allowed: only the schedd "
+                              "sets it (SECURE_JOB_ATTRS)")
+        if key in rules.protected and user not in self.super_users:
+            raise ScheddError(f"Update of attribute {attr} is not allowed: it is protected "
+                              "(PROTECTED_JOB_ATTRS): only a queue super user may change it")
         if not attr or not attr.replace("_", "a").isalnum():
             raise ScheddError(f"{attr!r} is not a valid attribute name")
         try:
@@ -361,6 +433,11 @@ class JobQueue:
         for job in jobs:
             if not self.may_change(job, user):
                 out.errors.append(f"Permission denied to edit job {job_str(job)}")
+                continue
+            if key in rules.secure:  # ignored, as HTCondor's schedd ignores it: it says OK
+                if self.on_secure_ignored is not None:
+                    self.on_secure_ignored(attr, user)
+                out.done.append(job_str(job))
                 continue
             self.store.change(job, {attr: tree})
             self.changed = True

@@ -58,7 +58,8 @@ def test_the_commands_table_names_every_tool() -> None:
 class _QueueSchedd:
     """The schedd's own queue logic behind the tools' one network call (the edge)."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, user: str = "alice") -> None:
+        self.user = user  # whom the tools authenticate as (the schedd's side of FS)
         self.q = JobQueue(tmp_path / "spool")
         self.q.open(T0)
         self.iwd = str(tmp_path)
@@ -67,15 +68,15 @@ class _QueueSchedd:
         now = T0 + 5
         reply: Message
         if isinstance(msg, m.SUBMIT_JOBS):
-            ids = self.q.submit(msg.owner, msg.text, msg.iwd, msg.source, now)
+            ids = self.q.submit(self.q.acting_user(self.user, msg.owner), msg.text, msg.iwd, msg.source, now)
             reply = m.SUBMIT_RESULT(cluster=ids[0][0], procs=len(ids))
         elif isinstance(msg, m.ACT_ON_JOBS):
-            out = self.q.act(msg.action, list(msg.ids), msg.constraint, msg.reason, msg.owner,
-                             now)
+            out = self.q.act(msg.action, list(msg.ids), msg.constraint, msg.reason,
+                             self.q.acting_user(self.user, msg.owner), now)
             reply = m.ACT_RESULT(done=out.done, errors=out.errors)
         elif isinstance(msg, m.QEDIT):
-            out = self.q.qedit(list(msg.ids), msg.constraint, msg.attr, msg.value, msg.owner,
-                               now)
+            out = self.q.qedit(list(msg.ids), msg.constraint, msg.attr, msg.value,
+                               self.q.acting_user(self.user, msg.owner), now)
             reply = m.ACT_RESULT(done=out.done, errors=out.errors)
         else:
             assert isinstance(msg, m.QUERY_JOB_ADS)
@@ -88,7 +89,6 @@ def test_tools_print_what_condor_hold_and_rm_print(
 ) -> None:
     schedd = _QueueSchedd(tmp_path)
     monkeypatch.setattr(jobs, "_ask", schedd.ask)
-    monkeypatch.setattr("getpass.getuser", lambda: "alice")
     sub = tmp_path / "job.sub"
     sub.write_text("executable = /bin/sleep\nqueue 3\n")
     assert submit_main([str(sub)]) == 0
@@ -119,7 +119,6 @@ def test_submit_options_append_batch_name_terse_and_stdin(
 
     schedd = _QueueSchedd(tmp_path)
     monkeypatch.setattr(jobs, "_ask", schedd.ask)
-    monkeypatch.setattr("getpass.getuser", lambda: "alice")
     sub = tmp_path / "job.sub"
     sub.write_text("executable = /bin/sleep\nqueue 2\n")
     assert submit_main(["-a", "+Color = \"red\"", "-batch-name", "nightly", "-terse",

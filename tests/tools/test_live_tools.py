@@ -7,7 +7,6 @@ processes with deadlines, never fixed sleeps."""
 
 from __future__ import annotations
 
-import getpass
 import os
 import re
 import subprocess
@@ -18,6 +17,7 @@ import pytest
 from _pool_cli import run_cli, wait_for
 
 from condorsim.pool import ensure_home
+from condorsim.security import my_user_name
 
 pytestmark = pytest.mark.pool
 
@@ -45,7 +45,7 @@ def test_a_live_pool_runs_real_jobs_and_the_tools_show_it(tmp_path: Path) -> Non
     try:
         q = run_cli(home, "q")  # the queue is empty: the title has the pool's time anyway
         assert re.match(rf"\n\n-- Schedd: \S+ : <[\d.:]+> @ {DATE}\n", q.stdout), q.stdout
-        assert q.stdout.endswith(f"Total for {getpass.getuser()}: 0 jobs; 0 completed, "
+        assert q.stdout.endswith(f"Total for {my_user_name()}: 0 jobs; 0 completed, "
                                  "0 removed, 0 idle, 0 running, 0 held, 0 suspended \n"
                                  "Total for all users: 0 jobs; 0 completed, 0 removed, 0 idle,"
                                  " 0 running, 0 held, 0 suspended\n\n")
@@ -76,7 +76,7 @@ def test_a_live_pool_runs_real_jobs_and_the_tools_show_it(tmp_path: Path) -> Non
         assert compact[0].split()[:4] == ["Machine", "Platform", "Slots", "Cpus"]
         assert compact[2].split()[:3] == ["localhost", "x64/AlmaLinux9", "4S"], compact
 
-        wait_for(lambda: getpass.getuser() in run_cli(home, "userprio", "-allusers").stdout,
+        wait_for(lambda: my_user_name() in run_cli(home, "userprio", "-allusers").stdout,
                  "the accounting ad of the job's owner")
         prio = run_cli(home, "userprio", "-allusers").stdout.splitlines()
         assert prio[0].startswith("Last Priority Update: ")

@@ -180,7 +180,7 @@ def test_q_userlog_rebuilds_the_jobs_of_an_event_log(
         "\t0  -  Run Bytes Sent By Job\n\t0  -  Run Bytes Received By Job\n"
         "\t0  -  Total Bytes Sent By Job\n\t0  -  Total Bytes Received By Job\n...\n")
     monkeypatch.setenv("CONDORSIM_HOME", str(tmp_path))
-    monkeypatch.setattr("getpass.getuser", lambda: "carol")
+    monkeypatch.setattr("condorsim.tools.userlogads.my_user_name", lambda: "carol")
     assert q_main(["-userlog", str(log), "-af", "ClusterId", "ProcId", "JobStatus", "Owner",
                    "Cmd", "CompletionDate", "RemoteWallClockTime"]) == 0
     assert capsys.readouterr().out == \

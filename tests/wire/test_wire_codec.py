@@ -40,7 +40,9 @@ TABLE: list[tuple[Message, bytes]] = [
     (OK(), b"\x81" + CMD + b"\xa2OK"),
     (FAILED(reason="no slot"), b"\x82" + CMD + b"\xa6FAILED" + b"\xa6reason\xa7no slot"),
     (ALIVE(claim_id="c1"), b"\x82" + CMD + b"\xa5ALIVE" + b"\xa8claim_id\xa2c1"),
-    (SIM_HELLO(name="schedd"), b"\x82" + CMD + b"\xa9SIM_HELLO" + b"\xa4name\xa6schedd"),
+    (SIM_HELLO(name="schedd", method="FS", proof=""),
+     b"\x84" + CMD + b"\xa9SIM_HELLO" + b"\xa4name\xa6schedd" + b"\xa6method\xa2FS"
+     + b"\xa5proof\xa0"),
     (
         SEND_RESOURCE_REQUEST_LIST(count=200),
         b"\x82" + CMD + b"\xbaSEND_RESOURCE_REQUEST_LIST" + b"\xa5count\xcc\xc8",
