@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from ._functions_argsenv import ARGSENV_FUNCTIONS
 from ._functions_lists import LIST_FUNCTIONS
 from ._functions_math import MATH_FUNCTIONS
 from ._functions_misc import MISC_FUNCTIONS
@@ -45,5 +46,6 @@ BUILTINS: Final[dict[str, BuiltinFunction]] = _assemble(
     REGEX_FUNCTIONS,
     TIME_FUNCTIONS,
     MISC_FUNCTIONS,
+    ARGSENV_FUNCTIONS,
 )
 """Every strict built-in function, keyed by lower-case name."""

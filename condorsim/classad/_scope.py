@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from ._classad import ClassAd
 from ._tree import NOT_CONST, ExprTree
-from ._values import ERROR, UNDEFINED, EvalContext, Value
+from ._values import ERROR, UNDEFINED, EvalContext, RelTime, Value
 
 MAX_LOOKUP_DEPTH: Final = 120
 
@@ -201,6 +201,10 @@ def lookup_in_value(base: Value, key: str, env: Env) -> Value:
             value = lookup_in_value(item, key, env)
             if isinstance(value, ClassAd) and value._parent is not None:
                 value = ClassAd._view(value._attrs, value._names, None)
+            elif type(value) is RelTime:
+                # ... as literals, and a relative-time literal evaluates to a real in
+                # HTCondor 24 (docs/classad.md, quirks): {[x = relTime(90)]}.x is {90.0}
+                value = float(value.secs)
             out.append(value)
         return out
     if base is UNDEFINED:

@@ -35,7 +35,7 @@ from ._parser import parse_expression
 from ._scope import MAX_LOOKUP_DEPTH, SPECIAL_NAMES, Compiled, Env, EvalAbort, find, next_scope
 from ._tree import AttrRef, ExprTree, FuncCall, ListExpr
 from ._unparse import pretty_unparse, unparse, unparse_value
-from ._values import ERROR, UNDEFINED, Value
+from ._values import ERROR, UNDEFINED, AbsTime, RelTime, Value
 
 Compiler = Callable[[ExprTree], Compiled]
 SpecialForm = Callable[[FuncCall, Compiler], Compiled]
@@ -77,7 +77,10 @@ def _eval(call: FuncCall, compile_tree: Compiler) -> Compiled:
     def eval_string(cur: ClassAd, env: Env) -> Value:
         value = arg(cur, env)
         if type(value) is not str:
-            return ERROR if value is UNDEFINED or value is ERROR else value
+            # HTCondor turns the value back into a literal to evaluate it; a time value
+            # makes none (ERROR), as UNDEFINED and ERROR give ERROR
+            bad = value is UNDEFINED or value is ERROR or type(value) in (AbsTime, RelTime)
+            return ERROR if bad else value
         tree = _parse_for_eval(value)
         if tree is None:
             return ERROR

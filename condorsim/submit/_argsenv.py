@@ -152,12 +152,20 @@ def parse_arguments(value: str, v2_only: bool = False) -> tuple[list[str], bool]
     return _tokens(_v1_wacked_to_raw(value), _WS), True
 
 
+def split_v1_raw(raw: str) -> list[str]:
+    """``AppendArgsV1Raw``: raw V1 arguments into words (split on white space)."""
+    return _tokens(raw, _WS)
+
+
 def v1_arguments(words: list[str]) -> str:
     """Raw V1 text of a word list (``GetArgsStringV1Raw``)."""
     for word in words:
         if any(ch in word for ch in _WS):
             raise ArgsError(f"Cannot represent '{word}' in V1 arguments syntax.")
-    return " ".join(words)
+    out = ""
+    for word in words:  # a space only after something: leading empty words vanish
+        out += (" " if out else "") + word
+    return out
 
 
 class Env:

@@ -79,11 +79,13 @@ class UserLogs:
         c, p = self._id(ad)
         self._write(ad, lambda w: w.unsuspended(c, p, t))
 
+    # Local and scheduler universe jobs run on the submit host: the local starter's
+    # LocalUserLog puts the payload's usage in "Run Local Usage" (getRusageFromAd) and
+    # leaves the remote and total usage blank; the schedd writes zeros for a scheduler job.
     def terminated(self, ad: ClassAd, t: float, *, return_value: int, usage: Rusage) -> None:
         c, p = self._id(ad)
         self._write(ad, lambda w: w.terminated(
-            c, p, t, return_value=return_value, run_remote_usage=usage,
-            total_remote_usage=usage))
+            c, p, t, return_value=return_value, run_local_usage=usage))
 
     def requeued(self, ad: ClassAd, t: float, *, return_value: int, reason: str,
                  usage: Rusage) -> None:
@@ -91,8 +93,8 @@ class UserLogs:
         c, p = self._id(ad)
         self._write(ad, lambda w: w.evicted(
             c, p, t, terminated_and_requeued=True, return_value=return_value, reason=reason,
-            run_remote_usage=usage))
+            run_local_usage=usage))
 
     def evicted(self, ad: ClassAd, t: float, *, usage: Rusage) -> None:
         c, p = self._id(ad)
-        self._write(ad, lambda w: w.evicted(c, p, t, run_remote_usage=usage))
+        self._write(ad, lambda w: w.evicted(c, p, t, run_local_usage=usage))

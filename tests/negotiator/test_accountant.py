@@ -99,3 +99,14 @@ def test_cycles_every_interval_reschedule_waits_for_the_delays() -> None:
     assert sched.next_cycle(235) == 255
     sched.reschedule()
     assert sched.next_cycle(236) == 255
+
+
+def test_a_reschedule_during_a_cycle_asks_for_the_next_one() -> None:
+    sched = CycleSchedule(interval=60, min_interval=5, cycle_delay=20)
+    sched.cycle_started(60)
+    sched.reschedule()  # arrives while the cycle runs
+    sched.cycle_ended(61)
+    assert sched.next_cycle(61) == 81  # the cycle delay after its end, not 120
+    sched.cycle_started(81)
+    sched.cycle_ended(81)
+    assert sched.next_cycle(82) == 141  # consumed by the cycle it started

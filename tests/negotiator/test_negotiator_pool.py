@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
@@ -48,6 +48,8 @@ class FakeSchedd:
         self.claim = claim  # claim each match at its startd, as a schedd does
         self.log: list[tuple[float, Message]] = []
         self.claims: list[m.CLAIM_RESPONSE] = []
+        # awaited on each NEGOTIATE, while the negotiator's cycle waits for this schedd
+        self.on_negotiate: Callable[[float], Awaitable[None]] | None = None
 
     async def _claim(self, ctx: DaemonContext, permit: m.PERMISSION_AND_AD, me: str) -> None:
         startd = str(permit.slot_ad.evaluate("MyAddress"))
@@ -65,6 +67,8 @@ class FakeSchedd:
             self.log.append((trio.current_time() - EPOCH, msg))
             if isinstance(msg, m.NEGOTIATE):
                 sent[id(conn)] = False
+                if self.on_negotiate is not None:
+                    await self.on_negotiate(trio.current_time() - EPOCH)
             elif isinstance(msg, m.SEND_RESOURCE_REQUEST_LIST):
                 first = not sent.get(id(conn), True)
                 sent[id(conn)] = True
@@ -153,6 +157,35 @@ async def test_reschedule_starts_a_cycle_after_the_cycle_delay(
         await trio.sleep(100)
         # at 0, then 20 (20 s after the end of the first), then 80 (60 s after 20)
         assert [t for t, _ in schedd.of(m.NEGOTIATE)] == [0, 20, 80]
+
+
+async def test_a_reschedule_that_arrives_during_a_cycle_is_not_lost(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    """A RESCHEDULE (a release, a submit) reaching the negotiator while a cycle runs asks
+    for the next cycle: it starts NEGOTIATOR_CYCLE_DELAY after this one ends, as
+    HTCondor's negotiator (single-threaded: it reads the command after the cycle and resets
+    its timer), not a whole NEGOTIATOR_INTERVAL later (issue #12)."""
+    autojump_clock.jump(EPOCH)
+    schedd = FakeSchedd("alice", [_request("alice", 1, memory=99999)])
+    async with open_inprocess_pool(
+        Config.from_text(CONFIG), tmp_path,
+        [("collector", Collector), ("startd", Startd), ("schedd", lambda: schedd),
+         ("negotiator", Negotiator)],
+    ) as pool:
+        sent: list[float] = []
+
+        async def release_during_the_cycle(now: float) -> None:
+            if now == 60:  # the regular cycle at 60 is waiting for this schedd's answer
+                async with await pool.connect("negotiator", me="schedd") as conn:
+                    await conn.send(m.RESCHEDULE())
+                await trio.sleep(0.5)  # the negotiator has read it before the cycle goes on
+                sent.append(now)
+
+        schedd.on_negotiate = release_during_the_cycle
+        await trio.sleep(150)
+        assert sent == [60]
+        assert [t for t, _ in schedd.of(m.NEGOTIATE)] == [0, 60, 80.5, 140.5]
 
 
 async def test_fair_share_splits_the_pool_between_two_submitters(

@@ -123,3 +123,33 @@ def test_a_deferred_local_job_waits_then_misses_or_runs(tmp_path: Path) -> None:
     assert local.deferral(late, T0 + 200)[0] == "abort"
     assert local.missed_deferral((1, 1), T0 + 200).became == "held"
     assert q.jobs[(1, 1)].evaluate("HoldReasonCode") == 20
+
+
+def test_a_local_jobs_usage_is_local_usage_in_the_user_log(tmp_path: Path) -> None:
+    """HTCondor's local starter (LocalUserLog) writes the payload's usage as "Run Local
+    Usage" and leaves the remote and total usage blank -- the job ran on the submit host."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import htcondor
+    q, local = _setup(tmp_path)
+    _submit(q, tmp_path, "universe = local\narguments = 90\nqueue")
+    _submit(q, tmp_path, "universe = local\narguments = 30\non_exit_remove = false\nqueue")
+    for job in [(1, 0), (2, 0)]:
+        local.began(local.start(job, T0), T0)
+    local.exited((1, 0), T0 + 90)
+    local.exited((2, 0), T0 + 30)
+    text = (tmp_path / "job.log").read_text()
+    assert ("\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Run Remote Usage\n"
+            "\t\tUsr 0 00:01:30, Sys 0 00:00:00  -  Run Local Usage\n"
+            "\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Total Remote Usage\n"
+            "\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Total Local Usage\n") in text
+    events = {(e.cluster, int(e.type)): e for e in htcondor.JobEventLog(
+        str(tmp_path / "job.log")).events(0)}
+    done = events[1, int(htcondor.JobEventType.JOB_TERMINATED)]
+    assert done["RunLocalUsage"] == "Usr 0 00:01:30, Sys 0 00:00:00"
+    assert done["RunRemoteUsage"] == done["TotalRemoteUsage"] == "Usr 0 00:00:00, Sys 0 00:00:00"
+    requeued = events[2, int(htcondor.JobEventType.JOB_EVICTED)]
+    assert requeued["RunLocalUsage"] == "Usr 0 00:00:30, Sys 0 00:00:00"
+    assert requeued["RunRemoteUsage"] == "Usr 0 00:00:00, Sys 0 00:00:00"

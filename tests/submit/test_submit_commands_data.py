@@ -59,6 +59,17 @@ def test_the_data_file_has_every_section_and_enough_commands() -> None:
             "request_<name>", "gpus_minimum_runtime", "ec2_tag_names"} <= spelled
 
 
+def test_every_keyword_of_htcondor_24s_table_is_in_the_data_file() -> None:
+    """The data file (and so the differential generator and the test below) holds every
+    keyword of condor_submit's table in HTCondor 24.0 (data/htcondor24_keywords.txt)."""
+    table = Path(__file__).parent / "data" / "htcondor24_keywords.txt"
+    keywords = [line.strip() for line in table.read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+    assert len(keywords) == 237
+    spelled = {name.lower() for commands in COMMANDS.values() for c in commands for name in c.names}
+    assert [k for k in keywords if k.lower() not in spelled] == []
+
+
 @pytest.mark.parametrize(
     ("section", "name", "command"), spellings(), ids=[f"{s}:{n}" for s, n, _ in spellings()]
 )
