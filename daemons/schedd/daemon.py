@@ -103,7 +103,7 @@ class Schedd:
                     start_exprs=self._start_expressions())
                 self.claims = ClaimKeeper(self)
                 self.grid = GridLink(self)
-                self.reconnector = Reconnector(self)
+                self.reconnector = Reconnector(self, self.claims)
                 self.reconnector.start(recovery.reconnect, now)
                 self.negotiations = Negotiations(
                     self.queue, matched=self.claims.matched, is_pending=self.claims.is_pending,
