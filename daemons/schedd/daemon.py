@@ -38,7 +38,7 @@ from .grid import GridLink, apply_gridmanager_update
 from .history import read_history
 from .local import LOCAL_UNIVERSES, LocalJobs, Phase, start_expressions, universe_of
 from .negotiation import Negotiations
-from .policy import evaluate_periodic
+from .policy import evaluate_periodic, may_fire
 from .queue import JobQueue
 from .reconnect import Reconnector
 from .running import apply_shadow_ad, recover_after_restart, update_cron
@@ -64,6 +64,7 @@ class Schedd:
         self._last_owners: set[str] = set()
         self._counts: tuple[object, dict[str, dict[str, int]]] = (None, {})
         self._cron_list: tuple[int, list[JobId]] = (-1, [])
+        self._policy_list: tuple[int, list[JobId]] = (-1, [])
 
     # -- life cycle
 
@@ -191,7 +192,7 @@ class Schedd:
         """Run PeriodicHold/Remove/Release over the jobs without a shadow."""
         q = self.queue
         assert q is not None
-        for job in sorted(q.jobs):
+        for job in self._policy_jobs():
             # HTCondor's ResponsibleForPeriodicExprs: a shadow evaluates its running job's
             # policy; the schedd evaluates its local and scheduler universe jobs' always; a
             # job another manager holds (a managed grid job, a routed original) is theirs.
@@ -222,6 +223,18 @@ class Schedd:
             q.leave(job, now)
         if q.changed:
             self.poke()
+
+    def _policy_jobs(self) -> list[JobId]:
+        """The jobs whose periodic policy can fire, in order: found once per state of the
+        queue. A job whose PeriodicHold, PeriodicRemove and PeriodicRelease are each absent
+        or the literal false (condor_submit's defaults) can never be acted on, so it is not
+        visited every PERIODIC_EXPR_INTERVAL."""
+        q = self.queue
+        assert q is not None
+        if self._policy_list[0] != q.store.version:
+            self._policy_list = (q.store.version,
+                                 [j for j in sorted(q.jobs) if may_fire(q.jobs[j])])
+        return self._policy_list[1]
 
     def _cron_all(self, now: int) -> None:
         q = self.queue
