@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 
-BENCHES = ["classad", "crontab", "wire", "vtime", "pool", "scale", "router", "sweep"]
+BENCHES = ["classad", "crontab", "wire", "vtime", "pool", "p2", "scale", "router", "sweep"]
 
 
 def main(argv: list[str]) -> int:

@@ -130,9 +130,19 @@ def main() -> list[str]:
     h_machines, _, h_jobs = _workload(scale / 2)
     half = run(h_machines, slots, h_jobs)
     full = run(machines, slots, jobs)
-    lines = [f"{machines * slots} slots, {jobs} jobs of 5-60 min, one simulated day:"]
+    what = ("the full bench day" if scale == 1.0 else
+            f"scale {scale:g} of the bench day (BENCH_POOL_SCALE=1 is the full one)")
+    growth = full.wall / half.wall
+    lines = [
+        f"P1 ({what}): {machines * slots} slots, {jobs} jobs of 5-60 min, one simulated day: "
+        f"{full.simulated / full.wall:,.0f}x real time (target >= 1,440x at full scale: the "
+        f"day in <= 60 s wall), all completed: {full.ok}",
+        f"growth: doubling jobs and slots ({h_machines * slots} slots, {h_jobs} jobs -> "
+        f"{machines * slots}, {jobs}) took {growth:.2f}x the wall time (target <= 2.2x)",
+        "where the time went, the day:",
+    ]
     lines += ["  " + line for line in _describe(full, jobs)]
-    lines.append(f"half of it ({h_machines * slots} slots, {h_jobs} jobs): doubling jobs and "
-                 f"slots took {full.wall / half.wall:.2f}x the wall time")
+    lines.append(f"  {full.messages / max(jobs, 1):,.1f} messages per job")
+    lines.append(f"where the time went, half of it ({h_machines * slots} slots, {h_jobs} jobs):")
     lines += ["  " + line for line in _describe(half, h_jobs)]
     return lines

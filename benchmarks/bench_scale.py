@@ -180,9 +180,12 @@ def _name(pid: int) -> str:
 def run(slots: int) -> tuple[float, bool, PeakMemory, str]:
     """Replay the pool; (wall seconds, all jobs Running, peaks, the failure text)."""
     machines = max(1, slots // SLOTS_PER_MACHINE)
-    jobs = machines * SLOTS_PER_MACHINE
-    scenario = parse_scenario(scenario_text(machines, jobs), source="<bench>",
-                              base_dir=Path(tempfile.gettempdir()))
+    return replay_measured(scenario_text(machines, machines * SLOTS_PER_MACHINE))
+
+
+def replay_measured(text: str) -> tuple[float, bool, PeakMemory, str]:
+    """Replay the scenario ``text``; (wall seconds, its checks passed, peaks, the failures)."""
+    scenario = parse_scenario(text, source="<bench>", base_dir=Path(tempfile.gettempdir()))
     t0 = time.perf_counter()
     with PeakMemory() as peaks:
         outcome = replay(scenario)

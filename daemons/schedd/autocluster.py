@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from condorsim.classad import ClassAd
+from condorsim.classad import ClassAd, ExprTree
 from condorsim.jobs.codes import JobStatus
 
 from .store import JobId, text_of
@@ -41,6 +41,21 @@ class AutoClusters:
 
     def __init__(self) -> None:
         self._ids: dict[tuple[str, ...], int] = {}
+        # per job: the significant attributes' trees (by identity) and the signature they
+        # gave -- trees are immutable, so the same trees give the same text
+        self._sigs: dict[JobId, tuple[str, tuple[ExprTree | None, ...], tuple[str, ...]]] = {}
+        self._literals: dict[object, ExprTree] = {}
+
+    def _literal(self, value: int | str) -> ExprTree:
+        """One shared tree per AutoClusterId or AutoClusterAttrs value."""
+        tree = self._literals.get(value)
+        if tree is None:
+            holder = ClassAd()
+            holder["v"] = value
+            tree = holder.lookup("v")
+            assert tree is not None
+            self._literals[value] = tree
+        return tree
 
     def significant(self, extra: str) -> list[str]:
         names = list(BASE_ATTRS)
@@ -63,14 +78,27 @@ class AutoClusters:
             ad = jobs[job]
             if ad.evaluate("JobStatus") != JobStatus.IDLE:
                 continue
-            sig = tuple(
-                text_of(ad.lookup(a)) if ad.lookup(a) is not None else "" for a in attrs)
+            trees = tuple(ad.lookup(a) for a in attrs)
+            known = self._sigs.get(job)
+            if known is not None and known[0] == attr_list and all(
+                    x is y for x, y in zip(known[1], trees, strict=True)):
+                sig = known[2]
+            else:
+                sig = tuple(text_of(t) if t is not None else "" for t in trees)
+                self._sigs[job] = (attr_list, trees, sig)
             cid = self._ids.setdefault((attr_list, *sig), len(self._ids) + 1)
-            ad["AutoClusterId"] = cid
-            ad["AutoClusterAttrs"] = attr_list
+            # the same values as before are not set again (a set copies a shared ad)
+            cid_tree = self._literal(cid)
+            if ad.lookup("AutoClusterId") is not cid_tree:
+                ad["AutoClusterId"] = cid_tree
+            attrs_tree = self._literal(attr_list)
+            if ad.lookup("AutoClusterAttrs") is not attrs_tree:
+                ad["AutoClusterAttrs"] = attrs_tree
             if cid not in groups:
                 groups[cid] = Request(ad=ad, jobs=[])
             groups[cid].jobs.append(job)
+        if len(self._sigs) > 2 * len(jobs) + 1000:  # jobs that left the queue
+            self._sigs = {j: v for j, v in self._sigs.items() if j in jobs}
         out = []
         for req in groups.values():
             rep = req.ad.copy()

@@ -21,6 +21,7 @@ from typing import Any
 import trio
 
 from condorsim.classad import ClassAd, ClassAdError
+from condorsim.crontab import needs_crontab
 from condorsim.jobs.codes import JobStatus, Universe
 from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid, managed_externally
 from condorsim.runtime.daemon import DaemonContext
@@ -38,7 +39,7 @@ from .grid import GridLink, apply_gridmanager_update
 from .history import read_history
 from .local import LOCAL_UNIVERSES, LocalJobs, Phase, start_expressions, universe_of
 from .negotiation import Negotiations
-from .policy import evaluate_periodic
+from .policy import evaluate_periodic, may_fire
 from .queue import JobQueue, attr_rules
 from .reconnect import Reconnector
 from .running import apply_shadow_ad, recover_after_restart, update_cron
@@ -62,6 +63,9 @@ class Schedd:
         self._reschedule_pending = False
         self._local_wake: dict[JobId, trio.Event] = {}
         self._last_owners: set[str] = set()
+        self._counts: tuple[object, dict[str, dict[str, int]]] = (None, {})
+        self._cron_list: tuple[int, list[JobId]] = (-1, [])
+        self._policy_list: tuple[int, list[JobId]] = (-1, [])
 
     # -- life cycle
 
@@ -109,7 +113,7 @@ class Schedd:
                     start_exprs=self._start_expressions())
                 self.claims = ClaimKeeper(self)
                 self.grid = GridLink(self)
-                self.reconnector = Reconnector(self)
+                self.reconnector = Reconnector(self, self.claims)
                 self.reconnector.start(recovery.reconnect, now)
                 self.negotiations = Negotiations(
                     self.queue, matched=self.claims.matched, is_pending=self.claims.is_pending,
@@ -194,7 +198,7 @@ class Schedd:
         """Run PeriodicHold/Remove/Release over the jobs without a shadow."""
         q = self.queue
         assert q is not None
-        for job in sorted(q.jobs):
+        for job in self._policy_jobs():
             # HTCondor's ResponsibleForPeriodicExprs: a shadow evaluates its running job's
             # policy; the schedd evaluates its local and scheduler universe jobs' always; a
             # job another manager holds (a managed grid job, a routed original) is theirs.
@@ -226,11 +230,33 @@ class Schedd:
         if q.changed:
             self.poke()
 
+    def _policy_jobs(self) -> list[JobId]:
+        """The jobs whose periodic policy can fire, in order: found once per state of the
+        queue. A job whose PeriodicHold, PeriodicRemove and PeriodicRelease are each absent
+        or the literal false (condor_submit's defaults) can never be acted on, so it is not
+        visited every PERIODIC_EXPR_INTERVAL."""
+        q = self.queue
+        assert q is not None
+        if self._policy_list[0] != q.store.version:
+            self._policy_list = (q.store.version,
+                                 [j for j in sorted(q.jobs) if may_fire(q.jobs[j])])
+        return self._policy_list[1]
+
     def _cron_all(self, now: int) -> None:
         q = self.queue
         assert q is not None
-        for job in sorted(q.jobs):
+        for job in self._cron_jobs():
             update_cron(q, job, now, self.tz)
+
+    def _cron_jobs(self) -> list[JobId]:
+        """The jobs with a Cron* attribute, in order (the only ones update_cron changes):
+        found once per state of the queue instead of at every pass."""
+        q = self.queue
+        assert q is not None
+        if self._cron_list[0] != q.store.version:
+            self._cron_list = (q.store.version,
+                               [j for j in sorted(q.jobs) if needs_crontab(q.jobs[j])])
+        return self._cron_list[1]
 
     def _refresh_schedd_interval(self) -> None:
         q = self.queue
@@ -266,6 +292,12 @@ class Schedd:
 
     def _start_local_now(self) -> None:
         now = int(trio.current_time())
+        if not self.local.has_idle():
+            # nothing to start: the schedd ad need not be built (its owner counts move on
+            # as building it would move them)
+            self._submitter_counts(self.counts())
+            self.poke()
+            return
         ad, _ = self.schedd_ad(now)
         for job in self.local.runnable(ad, now):
             run = self.local.start(job, now)
@@ -327,7 +359,17 @@ class Schedd:
     # -- the collector
 
     def counts(self) -> dict[str, dict[str, int]]:
-        """Idle/Running/Held jobs per owner."""
+        """Idle/Running/Held jobs per owner (counted once per state of the queue and of the
+        running local jobs: the schedd asks at every ad and every instant that may start a
+        local job)."""
+        q = self.queue
+        assert q is not None
+        key = (q.store.version, frozenset(self.local.running))
+        if self._counts[0] != key:
+            self._counts = (key, self._count())
+        return {owner: dict(c) for owner, c in self._counts[1].items()}
+
+    def _count(self) -> dict[str, dict[str, int]]:
         q = self.queue
         assert q is not None
         out: dict[str, dict[str, int]] = {}
@@ -357,6 +399,15 @@ class Schedd:
                 c["HeldJobs"] += 1
         return out
 
+    def _submitter_counts(self, counts: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+        """The counts of the submitter ads: an owner whose last job left gets one more ad
+        with zero counts (then none)."""
+        out = dict(counts)
+        for owner in self._last_owners - counts.keys():
+            out[owner] = dict(_ZERO_COUNTS)
+        self._last_owners = {o for o, c in out.items() if any(c.values())}
+        return out
+
     def schedd_ad(self, now: int) -> tuple[ClassAd, list[ClassAd]]:
         counts = self.counts()
         total = {k: sum(c[k] for c in counts.values()) for k in ("IdleJobs", "RunningJobs",
@@ -377,12 +428,8 @@ class Schedd:
             **host, **self.local.ad_attrs(),
         })
         self.cron.merge_into(ad)
-        # An owner whose last job left gets one more ad with zero counts (then none).
-        for owner in self._last_owners - counts.keys():
-            counts[owner] = dict(_ZERO_COUNTS)
-        self._last_owners = {o for o, c in counts.items() if any(c.values())}
         subs = []
-        for owner, c in sorted(counts.items()):
+        for owner, c in sorted(self._submitter_counts(counts).items()):
             sub = ClassAd()
             sub.update({
                 "MyType": "Submitter", "Name": f"{owner}@{self.uid_domain}",

@@ -24,7 +24,7 @@ The gridmanager is found through the collector: the ``Gridmanager`` ad whose
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trio
 
@@ -34,11 +34,9 @@ from condorsim.jobs.managed import MANAGED_DONE, is_grid, managed_externally
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
+from .host import ScheddHost
 from .queue import JobQueue, hold_counts
 from .store import JobId, job_str
-
-if TYPE_CHECKING:
-    from .daemon import Schedd
 
 ADD_DELAY = 3  # GridUniverseLogic::job_added_delay
 REMOVE_DELAY = 2  # GridUniverseLogic::job_removed_delay
@@ -77,7 +75,7 @@ def apply_gridmanager_update(q: JobQueue, job: JobId, ad: ClassAd, destroy: bool
 class GridLink:
     """The schedd's signals to the gridmanager (see the module comment)."""
 
-    def __init__(self, schedd: Schedd) -> None:
+    def __init__(self, schedd: ScheddHost) -> None:
         self.schedd = schedd
         self.ctx = schedd.ctx
         self._address: str | None = None

@@ -113,6 +113,7 @@ class LocalJobs:
         for universe, text in {**DEFAULT_START, **(start_exprs or {})}.items():
             self.start_exprs[universe] = parse_expr(text)
         self.running: dict[JobId, LocalRun] = {}
+        self._idle_cache: tuple[object, list[JobId]] = (None, [])
 
     # -- the schedd's ad ---------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
@@ -123,13 +124,27 @@ class LocalJobs:
         for run in self.running.values():
             word = "Local" if run.universe == Universe.LOCAL else "Scheduler"
             out[f"Total{word}JobsRunning"] += 1
-        for job, ad in q.jobs.items():
-            universe = universe_of(ad)
-            if universe in LOCAL_UNIVERSES and q.status(job) == JobStatus.IDLE \
-                    and job not in self.running:
-                word = "Local" if universe == Universe.LOCAL else "Scheduler"
-                out[f"Total{word}JobsIdle"] += 1
+        for job in self._idle_local():
+            word = "Local" if universe_of(q.jobs[job]) == Universe.LOCAL else "Scheduler"
+            out[f"Total{word}JobsIdle"] += 1
         return out
+
+    def has_idle(self) -> bool:
+        """Whether a local or scheduler job waits to start."""
+        return bool(self._idle_local())
+
+    def _idle_local(self) -> list[JobId]:
+        """The idle local and scheduler jobs not running, in the queue's order: found once
+        per state of the queue and of the running set (the schedd asks at every ad and
+        every instant that may start one; most queues have none)."""
+        q = self.queue
+        key = (q.store.version, frozenset(self.running))
+        if self._idle_cache[0] != key:
+            idle = [j for j, ad in q.jobs.items()
+                    if universe_of(ad) in LOCAL_UNIVERSES and q.status(j) == JobStatus.IDLE
+                    and j not in self.running]
+            self._idle_cache = (key, idle)
+        return self._idle_cache[1]
 
     def ad_attrs(self) -> dict[str, Any]:
         """What the schedd's ad says about its local jobs (Scheduler::publish)."""
@@ -151,8 +166,7 @@ class LocalJobs:
         ad.update(counts)
         ctx = EvalContext(now=now, tz=self.tz)
         chosen: list[JobId] = []
-        idle = [j for j, job_ad in q.jobs.items()
-                if is_local(job_ad) and q.status(j) == JobStatus.IDLE and j not in self.running]
+        idle = list(self._idle_local())
         for job in sorted(idle, key=lambda j: priority_key(j, q.jobs[j])):
             job_ad = q.jobs[job]
             if _int(job_ad, "JobCoolDownExpiration") >= now:

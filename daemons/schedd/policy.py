@@ -34,6 +34,19 @@ def _reason(ad: ClassAd, attr: str) -> str:
     return f"The job attribute {attr} expression '{tree}' evaluated to TRUE"
 
 
+POLICY_ATTRS = ("PeriodicHold", "PeriodicRemove", "PeriodicRelease")
+
+
+def may_fire(ad: ClassAd) -> bool:
+    """False when :func:`evaluate_periodic` can never act on this ad: each policy
+    expression is absent or the literal ``false``."""
+    for attr in POLICY_ATTRS:
+        tree = ad.lookup(attr)
+        if tree is not None and str(tree) != "false":
+            return True
+    return False
+
+
 def evaluate_periodic(ad: ClassAd, now: int, tz: str = "UTC") -> PolicyAction | None:
     """What the periodic policy does to this (shadow-less) job now, if anything."""
     ctx = EvalContext(now=now, tz=tz)

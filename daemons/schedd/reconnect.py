@@ -31,8 +31,6 @@ died of a signal (``kill_zombie``: ``mark_job_stopped``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import trio
 
 from condorsim.classad import ClassAd
@@ -40,25 +38,20 @@ from condorsim.jobs.codes import JobStatus, ShadowExit
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
-from .claims import Claim
+from .claims import Claim, ClaimKeeper
+from .host import ScheddHost
 from .queue import _str
 from .store import JobId, job_str
-
-if TYPE_CHECKING:
-    from .daemon import Schedd
 
 NOT_FOUND = "Job not found at execution machine"
 PEER_ERRORS = (OSError, trio.BrokenResourceError, trio.EndOfChannel)
 
 
 class Reconnector:
-    def __init__(self, schedd: Schedd) -> None:
+    def __init__(self, schedd: ScheddHost, claims: ClaimKeeper) -> None:
         self.schedd = schedd
         self.ctx = schedd.ctx
-
-    @property
-    def claims(self):  # type: ignore[no-untyped-def]
-        return self.schedd.claims
+        self.claims = claims
 
     def start(self, jobs: list[tuple[JobId, bool]], now: int) -> None:
         """Adopt the claims of the jobs a restart found running and ask the shadow."""

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from condorsim.classad import ClassAd, ClassAdError, parse_expr
+from condorsim.classad import ClassAd, ClassAdError, ExprTree, parse_expr
 from condorsim.jobqueue import (
     HEADER_KEY,
     DeleteAttr,
@@ -46,6 +46,8 @@ def job_str(job: JobId) -> str:
 
 def text_of(value: Any) -> str:
     """The ClassAd expression text of a Python value, an ExprTree or a ClassAd."""
+    if isinstance(value, ExprTree):
+        return str(value)  # what a ClassAd holding it gives back (its text is kept)
     holder = ClassAd()
     holder["v"] = value
     return str(holder["v"])
@@ -60,6 +62,9 @@ class JobStore:
         self.jobs: dict[JobId, ClassAd] = {}
         self.next_cluster = 1
         self.warnings: list[str] = []
+        self.version = 0
+        """Counts the changes made through this store (a commit or a transient change):
+        what a cache of a view of the queue is keyed on."""
 
     # -- life cycle
 
@@ -97,6 +102,7 @@ class JobStore:
         self.log.close()
 
     def _commit(self, ops: Iterable[Op]) -> None:
+        self.version += 1
         try:
             self.log.commit(ops)
         except JobQueueLogError as e:
@@ -172,6 +178,7 @@ class JobStore:
 
     def transient(self, job: JobId, set_: Mapping[str, Any]) -> None:
         """Set attributes in memory only (not in job_queue.log), as HTCondor's Assign."""
+        self.version += 1
         ad = self.jobs[job]
         for name, value in set_.items():
             ad[name] = value

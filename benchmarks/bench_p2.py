@@ -1,0 +1,70 @@
+"""Issue 16's P2: a large pool with a deep queue, every daemon a process.
+
+The target: 10,000 slots (500 machines x 20) and 100,000 queued jobs of ten hours, every
+slot Running by 30 simulated minutes, under 4 GiB summed over the pool's processes, in at
+most 10 minutes of wall time on 2 cores. ``make bench`` runs it at a tenth of that by
+default (``BENCH_P2_SCALE``, default 0.1: 1,000 slots and 10,000 jobs, the same ratio of
+jobs to slots); ``BENCH_P2_SCALE=1`` is the full size. Printed against those targets: the
+wall time to 30 simulated minutes, whether every slot ran a job then, the summed peak
+memory, the schedd's peak per job in the queue and the execute side's (startd, collector,
+negotiator) per slot.
+"""
+
+from __future__ import annotations
+
+import os
+
+from benchmarks.bench_scale import GIB, RUNNING_BY, SLOTS_PER_MACHINE, replay_measured
+from benchmarks.bench_scale import scenario_text as scale_text
+
+FULL_MACHINES = 500
+FULL_JOBS = 100_000
+
+
+def scenario_text(machines: int, jobs: int) -> str:
+    """``machines`` x 20 slots, ``jobs`` ten-hour jobs: every slot Running by 30 minutes."""
+    slots = machines * SLOTS_PER_MACHINE
+    text = scale_text(machines, jobs)
+    head, _, _ = text.partition("[[expect]]")
+    return head + f'''[[expect]]
+at = "{RUNNING_BY}"
+constraint = "JobStatus == 2"
+count = {slots}
+description = "every slot runs a job"
+'''
+
+
+def main() -> list[str]:
+    scale = float(os.environ.get("BENCH_P2_SCALE", "0.1"))
+    machines = max(1, round(FULL_MACHINES * scale))
+    jobs = max(1, round(FULL_JOBS * scale))
+    slots = machines * SLOTS_PER_MACHINE
+    wall, ok, peaks, why = replay_measured(scenario_text(machines, jobs))
+    total = peaks.total_kib()
+    by = peaks.by_name()
+    # above what a process costs doing nothing much (the interpreter and the imports: the
+    # smallest process's peak), so that the per-job and per-slot figures mean something at
+    # a small scale too
+    base = min(peaks.peaks.values(), default=0)
+    execute = sum(max(0, by.get(n, 0) - base) for n in ("startd", "collector", "negotiator"))
+    schedd = max(0, by.get("schedd", 0) - base)
+    cpu = peaks.cpu_by_name()
+    full = "full size" if scale >= 1 else f"scale {scale:g} of the full 10,000 slots, 100,000 jobs"
+    return [
+        f"P2 ({full}): {slots:,} slots ({machines} machines x {SLOTS_PER_MACHINE}), "
+        f"{jobs:,} queued ten-hour jobs, replayed to {RUNNING_BY} simulated",
+        f"  wall {wall:.1f} s (target at full size: <= 600 s on 2 cores); every slot Running "
+        f"by {RUNNING_BY}: {ok}" + (f" ({why})" if why else ""),
+        f"  peak memory summed over {len(peaks.peaks)} processes: {total / 1024:,.0f} MiB = "
+        f"{total / GIB:.2f} GiB (target at full size: < 4 GiB)",
+        f"  above a bare process's {base / 1024:,.0f} MiB: schedd {schedd / jobs:,.1f} KiB per "
+        f"queued job, startd + collector + negotiator {execute / slots:,.1f} KiB per slot",
+        "  by process, MiB: " + ", ".join(
+            f"{n} {k / 1024:,.0f}" for n, k in sorted(by.items(), key=lambda kv: -kv[1])),
+        "  CPU s by process: " + ", ".join(
+            f"{n} {s:.1f}" for n, s in sorted(cpu.items(), key=lambda kv: -kv[1])),
+    ]
+
+
+if __name__ == "__main__":
+    print("\n".join(main()))
