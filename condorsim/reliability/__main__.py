@@ -41,6 +41,14 @@ def _fuzz(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _load(args: argparse.Namespace) -> int:
+    from .load import run_load
+
+    report = run_load(args.clients, args.seconds)
+    print(report.text())
+    return 0 if report.ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m condorsim.reliability")
     sub = parser.add_subparsers(dest="what", required=True)
@@ -55,6 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     fuzz.add_argument("--seed", type=int, default=0)
     fuzz.add_argument("--workers", type=int, default=16, help="connections at once")
     fuzz.set_defaults(run=_fuzz)
+    load = sub.add_parser("load", help="concurrent q/submit/status/qedit clients")
+    load.add_argument("--clients", type=int, default=50)
+    load.add_argument("--seconds", type=float, default=60)
+    load.set_defaults(run=_load)
     args = parser.parse_args(argv)
     return int(args.run(args))
 
