@@ -9,9 +9,9 @@ expressions, huge and negative numbers, ClassAds with odd attributes). :class:`M
 turns one into a frame payload: unchanged, a field dropped or added or given a value of the
 wrong type, an unknown command, bytes flipped, inserted or cut, or plain garbage.
 
-Each connection to a daemon carries a HELLO and a batch of frames: payloads that decode
-(the daemon handles them) and at most one that does not, last (the daemon refuses it and
-closes the connection, so nothing after it would be read). The client then half-closes
+Each connection to a daemon carries a HELLO and a batch of frames: up to six payloads that
+decode (the daemon handles them), then one that does not (the daemon refuses it and closes
+the connection; nothing after it would be read). The client then half-closes
 and reads the answers until the daemon closes. Commands that legitimately stop a daemon or
 change the queue (condor_off, condor_restart, condor_rm/qedit of everything) are left out:
 authorization is the security model's business, not the fuzzer's; the in-process handler
@@ -46,7 +46,7 @@ from condorsim.wire import (
 )
 from condorsim.wire import messages as m
 
-from .livepool import DAEMONS, LivePool
+from .livepool import DAEMONS, LivePool, with_pool
 
 # Commands a fuzzer must not send even well-formed: they stop daemons or edit every job.
 LEFT_OUT = {"DC_OFF_GRACEFUL", "DC_OFF_FAST", "DAEMONS_OFF", "DAEMON_OFF", "RESTART",
@@ -194,17 +194,18 @@ HELLO = encode_frame(encode(m.SIM_HELLO(name="fuzzer")))
 async def _one_connection(address: str, daemon: str, mutator: Mutator, counts: Counts,
                           budget: int) -> int:
     frames: list[bytes] = []
-    refused = handled = 0
-    while len(frames) < budget:
+    handled = 0
+    while handled < budget:  # frames the daemon handles, then one it must refuse
         payload = mutator.payload()
-        kind = classify(payload)
-        if kind is None:
-            continue
-        frames.append(encode_frame(payload))
-        if kind == "refused":
-            refused += 1
-            break  # the daemon closes the connection here: nothing after it is read
-        handled += 1
+        if classify(payload) == "handled":
+            frames.append(encode_frame(payload))
+            handled += 1
+    refused = 0
+    while not refused:
+        payload = mutator.payload()
+        if classify(payload) == "refused":
+            frames.append(encode_frame(payload))
+            refused = 1
     try:
         stream = await trio.open_tcp_stream(*_host_port(address))
     except OSError:
@@ -259,7 +260,7 @@ async def fuzz_pool(pool: LivePool, frames: int, seconds: float, seed: int = 0,
             daemon = targets[i % len(targets)]
             i += 1
             sent = await _one_connection(pool.addresses[daemon], daemon, mutator, counts,
-                                         budget=mutator.rng.randint(1, 12))
+                                         budget=mutator.rng.randint(0, 6))
             total += sent
             if progress and time.monotonic() - last_print > 10:
                 last_print = time.monotonic()
@@ -311,29 +312,15 @@ class FuzzReport:
 def run_fuzz(frames: int, seconds: float, seed: int = 0, workers: int = 16,
              progress: bool = True) -> FuzzReport:
     """Start a pool, fuzz it, check it, stop it."""
-    pool = LivePool()
-    try:
-        pool.up()
+    async def body(pool: LivePool) -> FuzzReport:
+        cluster = await pool.submit(SENTINEL)
+        before = await pool.jobs(f"ClusterId == {cluster}")
+        began = time.monotonic()
+        counts = await fuzz_pool(pool, frames, seconds, seed, workers, progress)
+        took = time.monotonic() - began
+        after = await pool.jobs(f"ClusterId == {cluster}")
+        kept = [(c, p) for c, p, _ in after] == [(c, p) for c, p, _ in before]
+        done = await pool.wait_completed(await pool.submit(AFTER), 240)
+        return FuzzReport(counts, took, pool.deaths(), kept, done)
 
-        async def main() -> FuzzReport:
-            cluster = await pool.submit(SENTINEL)
-            before = await pool.jobs(f"ClusterId == {cluster}")
-            began = time.monotonic()
-            counts = await fuzz_pool(pool, frames, seconds, seed, workers, progress)
-            took = time.monotonic() - began
-            after = await pool.jobs(f"ClusterId == {cluster}")
-            kept = [(c, p) for c, p, _ in after] == [(c, p) for c, p, _ in before]
-            done = await pool.wait_completed(await pool.submit(AFTER), 240)
-            return FuzzReport(counts, took, pool.deaths(), kept, done)
-
-        report = trio.run(main)
-    except BaseException:
-        pool.down()
-        print(f"the pool's directory is kept: {pool.home}")
-        raise
-    pool.down()
-    if report.ok:
-        pool.remove()
-    else:
-        print(f"the pool's directory is kept: {pool.home}")
-    return report
+    return with_pool(body, lambda report: report.ok)

@@ -21,7 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 import trio
 
@@ -30,6 +32,7 @@ from condorsim.runtime.network import Endpoint, TcpNetwork
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
+R = TypeVar("R")
 DAEMONS = ("master", "collector", "negotiator", "schedd", "shadow", "startd", "starter",
            "gridmanager", "job_router")
 EXTRA_CONFIG = """
@@ -134,3 +137,22 @@ class LivePool:
                 return True
             await trio.sleep(0.5)
         return False
+
+
+def with_pool(body: Callable[[LivePool], Awaitable[R]], ok: Callable[[R], bool]) -> R:
+    """Start a pool, run ``body`` on it (one trio run) and stop it. Its directory is removed
+    when ``ok`` of the result, else kept (and named) for a look at the logs."""
+    pool = LivePool()
+    try:
+        pool.up()
+        result = trio.run(body, pool)
+    except BaseException:
+        pool.down()
+        print(f"the pool's directory is kept: {pool.home}")
+        raise
+    pool.down()
+    if ok(result):
+        pool.remove()
+    else:
+        print(f"the pool's directory is kept: {pool.home}")
+    return result

@@ -17,7 +17,6 @@ about must be in the queue or in the history.
 
 from __future__ import annotations
 
-import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from condorsim.tools.common import TIMEOUT
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
-from .livepool import LivePool
+from .livepool import LivePool, with_pool
 
 OPS = ("q", "submit", "status", "qedit")
 JOB = "executable = /bin/sleep\narguments = 5\nqueue\n"
@@ -170,20 +169,7 @@ async def load_pool(pool: LivePool, clients: int, seconds: float) -> LoadReport:
     return report
 
 
-def run_load(clients: int, seconds: float, seed: int = 0) -> LoadReport:
+def run_load(clients: int, seconds: float) -> LoadReport:
     """Start a pool, load it, check it, stop it."""
-    random.seed(seed)
-    pool = LivePool()
-    try:
-        pool.up()
-        report = trio.run(load_pool, pool, clients, seconds)
-    except BaseException:
-        pool.down()
-        print(f"the pool's directory is kept: {pool.home}")
-        raise
-    pool.down()
-    if report.ok:
-        pool.remove()
-    else:
-        print(f"the pool's directory is kept: {pool.home}")
-    return report
+    return with_pool(lambda pool: load_pool(pool, clients, seconds),
+                     lambda report: report.ok)

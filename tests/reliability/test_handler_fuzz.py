@@ -198,7 +198,7 @@ def run_fuzz(daemon: str, frames: list[bytes]) -> None:
 
 
 @pytest.mark.parametrize("daemon", [name for name, _ in DAEMONS])
-@settings(max_examples=int(os.environ.get("CONDORSIM_FUZZ_EXAMPLES", "12")), deadline=None,
+@settings(max_examples=int(os.environ.get("CONDORSIM_FUZZ_EXAMPLES", "8")), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(frames=st.lists(payloads(), min_size=1, max_size=12))
 def test_a_daemon_survives_fuzzed_frames(daemon: str, frames: list[bytes]) -> None:
