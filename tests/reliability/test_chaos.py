@@ -14,10 +14,10 @@ from condorsim.eventlog import EventLogWriter
 from condorsim.reliability.chaos import ChaosResult, chaos_scenario, judge, run_seed
 from condorsim.scenario import parse_scenario
 
-# Six seeds whose kills land on every kind of daemon, several while jobs run and end (seed 2's
+# Four seeds whose kills land on every kind of daemon, several while jobs run and end (seed 2's
 # schedd kill at 1736 s, 3 s before a lease-less job ends, found the double run the shadow
 # now prevents); routed and grid jobs among them.
-SEEDS = [2, 4, 7, 10, 12, 17]
+SEEDS = [2, 4, 7, 10]
 ALL = {"collector", "negotiator", "schedd", "shadow", "startd", "starter", "gridmanager",
        "job_router"}
 
