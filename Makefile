@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench clean browser
+.PHONY: setup demo test lint bench clean browser chaos fuzz load
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
@@ -31,6 +31,17 @@ test: lint browser
 
 bench: $(STAMP)
 	CONDOR_CONFIG=/dev/null $(BIN)/python -m benchmarks
+
+# docs/reliability.md: daemons killed at random moments over 100 seeds; a million mutated
+# frames to a live pool; 50 concurrent tool clients for a minute.
+chaos: $(STAMP)
+	CONDOR_CONFIG=/dev/null $(BIN)/python -m condorsim.reliability chaos --seeds 100
+
+fuzz: $(STAMP)
+	CONDOR_CONFIG=/dev/null $(BIN)/python -m condorsim.reliability fuzz --frames 1000000
+
+load: $(STAMP)
+	CONDOR_CONFIG=/dev/null $(BIN)/python -m condorsim.reliability load --clients 50 --seconds 60
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

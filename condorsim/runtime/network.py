@@ -62,8 +62,11 @@ from .trace import Tracer
 _SINFUL = re.compile(r"^<([0-9.]+|[A-Za-z0-9_.-]+):(\d+)(\?.*)?>$")
 
 
-class AddressError(ValueError):
-    """An address is not a sinful string ``<host:port>``."""
+class AddressError(ConnectionRefusedError):
+    """An address is not a sinful string ``<host:port>``. A connection to it is refused as
+    one to a daemon that is not there: an address comes from ads and messages a peer sent,
+    and every caller already copes with a peer it cannot reach (a daemon never dies of a
+    bad address it was told)."""
 
 
 class AuthenticationError(ConnectionRefusedError):
@@ -71,8 +74,8 @@ class AuthenticationError(ConnectionRefusedError):
 
 
 def parse_sinful(address: str) -> tuple[str, int]:
-    m = _SINFUL.match(address.strip())
-    if not m:
+    m = _SINFUL.match(address.strip()) if isinstance(address, str) else None
+    if not m or int(m.group(2)) > 65535:
         raise AddressError(f"not a daemon address (expected <host:port>): {address!r}")
     return m.group(1), int(m.group(2))
 

@@ -630,7 +630,8 @@ class SHADOW_RECONNECT(Message):
 
     ``reconnect`` true (the job lease is valid): the instance reports to this schedd from
     now on (OK), or FAILED when the shadow has no such instance. False (no lease, or it
-    expired): the schedd requeues the job; the instance ends quietly (OK either way).
+    expired): the schedd requeues the job; the instance ends quietly (OK either way). A job
+    that already ended is answered, either way, with its SHADOW_EXIT.
     """
 
     job: str

@@ -19,7 +19,10 @@ shadow with SHADOW_RECONNECT:
   "Job not found at execution machine", the job is requeued, the claim released (the
   startd stops whatever still runs on it);
 * no lease, or it expired: the job is requeued with no event, the claim released; the
-  shadow ends its instance without a word. So too for a job held or removed while it ran
+  shadow ends its instance without a word;
+* the job ended while the schedd was down (the shadow is retrying its SHADOW_EXIT, or
+  kept it): the shadow answers with that SHADOW_EXIT, lease or not, and the job ends once
+  (its JOB_TERMINATED is already in the user log; running it again would end it twice). So too for a job held or removed while it ran
   whose shadow had not exited: it stays held, or leaves for the history.
 
 A SHADOW_EXIT that arrives while the question is out ends the job as usual; the answer
@@ -85,6 +88,12 @@ class Reconnector:
         if job not in q.has_shadow or self.claims.claim_of(job) is not claim:
             return  # its SHADOW_EXIT came first: the job is over
         now = int(trio.current_time())
+        if isinstance(reply, m.SHADOW_EXIT) and reply.job == job_str(job):
+            # The job ended while no schedd listened (its terminate event is written): it
+            # ends here once, lease or not, rather than running again.
+            self.ctx.log.info("job_ended_while_down", job=job_str(job), code=reply.exit_code)
+            self.claims.shadow_exit(job, reply.exit_code, reply.ad, now)
+            return
         if lease_ok and isinstance(reply, m.OK):
             claim.shadow_addr = addr
             self.ctx.log.info("job_reconnected", job=job_str(job))

@@ -26,9 +26,10 @@ connection's handler never waits on a job. The instance
 
 The shadow outlives its schedd: a restarted schedd sends SHADOW_RECONNECT for each job its
 log shows Running. With ``reconnect`` the instance writes JOB_RECONNECTED and reports to
-the new schedd from then on (a kept exit is sent again); without, the schedd has requeued
-the job and the instance ends quietly (its starter is stopped, nothing is logged or
-reported). At start the shadow tells its schedd where it listens (SHADOW_STARTED): a
+the new schedd from then on; without, the schedd has requeued the job and the instance ends
+quietly (its starter is stopped, nothing is logged or reported). A job that already ended
+(its exit being retried, or kept) is answered with its SHADOW_EXIT either way, so the new
+schedd completes it once instead of running it again. At start the shadow tells its schedd where it listens (SHADOW_STARTED): a
 restarted shadow has none of the old one's instances.
 
 The schedd is found through the collector (the schedd ad named after this shadow, or the
@@ -89,6 +90,8 @@ class _Instance:
     began: float = math.inf  # when the job began executing: the policy timer's phase
     abandoned: bool = False  # the restarted schedd requeued the job: end quietly
     unreported: m.SHADOW_EXIT | None = None  # the exit no schedd took (yet)
+    exiting: m.SHADOW_EXIT | None = None  # the exit being reported (with retries) now
+    handed_over: bool = False  # a restarted schedd took the exit in its SHADOW_RECONNECT
 
 
 class Shadow:
@@ -201,20 +204,23 @@ class Shadow:
             await conn.send(m.OK())
 
     def _reconnect(self, msg: m.SHADOW_RECONNECT, inst: _Instance | None) -> Message:
-        """A restarted schedd asks for a job: re-attach it, or let it go."""
+        """A restarted schedd asks for a job: re-attach it, or let it go. A job that has
+        already ended (its JOB_TERMINATED or eviction is in the user log) is answered with
+        its SHADOW_EXIT, lease or not: the new schedd ends it once rather than run it again."""
         log = self._ctx.log
         if inst is None or inst.job.claim_id != msg.claim_id or inst.abandoned:
             log.info("reconnect_unknown_job", job=msg.job, reconnect=msg.reconnect)
             return m.FAILED(reason="Job not found at execution machine") if msg.reconnect \
                 else m.OK()
         self._schedd_failed()  # the schedd listens elsewhere now
-        if inst.unreported is not None:  # the job ended while no schedd listened
-            exit_msg, inst.unreported = inst.unreported, None
-            if msg.reconnect:
-                self._nursery.start_soon(self._exit_again, inst, exit_msg)
-            else:
-                self.instances.pop(msg.job, None)
-            return m.OK()
+        ended = inst.unreported or inst.exiting
+        if ended is not None:  # the job ended while no schedd listened
+            inst.unreported = inst.exiting = None
+            inst.handed_over = True
+            if self.instances.get(msg.job) is inst:
+                del self.instances[msg.job]
+            log.info("reconnect_job_ended", job=msg.job, exit_code=ended.exit_code)
+            return ended
         log.info("reconnect", job=msg.job, reconnect=msg.reconnect)
         inst.send.send_nowait(msg)
         return m.OK()
@@ -453,23 +459,28 @@ class Shadow:
         if not await self._report_exit(inst, msg):
             inst.unreported = msg
 
-    async def _exit_again(self, inst: _Instance, msg: m.SHADOW_EXIT) -> None:
-        if not await self._report_exit(inst, msg):
-            inst.unreported = msg
-
     async def _report_exit(self, inst: _Instance, msg: m.SHADOW_EXIT) -> bool:
-        """Send SHADOW_EXIT with retries; True once the schedd took it."""
-        for attempt in range(self._retries + 1):
-            if attempt:
-                await trio.sleep(self._retry_delay)
-            address = await self._schedd()
-            reply = await self._request(address, "schedd", msg) if address else None
-            if isinstance(reply, m.OK):
-                if self.instances.get(msg.job) is inst:
-                    del self.instances[msg.job]
-                return True
-            if reply is None:
-                self._schedd_failed()
+        """Send SHADOW_EXIT with retries; True once a schedd took it (this one, or a
+        restarted one in its SHADOW_RECONNECT's answer)."""
+        inst.exiting = msg
+        try:
+            for attempt in range(self._retries + 1):
+                if attempt:
+                    await trio.sleep(self._retry_delay)
+                if inst.handed_over:
+                    return True
+                address = await self._schedd()
+                reply = await self._request(address, "schedd", msg) if address else None
+                if inst.handed_over:
+                    return True
+                if isinstance(reply, m.OK):
+                    if self.instances.get(msg.job) is inst:
+                        del self.instances[msg.job]
+                    return True
+                if reply is None:
+                    self._schedd_failed()
+        finally:
+            inst.exiting = None
         self._ctx.log.error("shadow_exit_gave_up", job=msg.job, exit_code=msg.exit_code)
         return False
 
