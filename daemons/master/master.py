@@ -93,6 +93,9 @@ class Master:
         self.children: dict[str, _Child] = {}
         self.collector_address: str | None = None
         self.all_up = trio.Event()
+        # condor_restart: a master that restarts is a new process (HTCondor's master execs
+        # itself) and advertises at once, with its new start time.
+        self._advertise_now = trio.Event()
         self._stopping = False
         self._ctx: DaemonContext | None = None
         self._nursery: trio.Nursery | None = None
@@ -138,7 +141,8 @@ class Master:
                     await self.stop_all()
 
     async def _advertise(self, address: str) -> None:
-        """UPDATE_MASTER_AD to the collector every MASTER_UPDATE_INTERVAL."""
+        """UPDATE_MASTER_AD to the collector every MASTER_UPDATE_INTERVAL, and at once after
+        a condor_restart (the collector restarted with the rest has lost every ad)."""
         assert self._ctx is not None and self.collector_address is not None
         interval = self._ctx.config.get_int("MASTER_UPDATE_INTERVAL", 300)
         while True:
@@ -156,7 +160,9 @@ class Master:
                     await conn.send(UPDATE_MASTER_AD(ad=ad))
             except (OSError, ConnectionRefusedError) as e:
                 self._ctx.log.warning("collector_update_failed", error=str(e))
-            await trio.sleep(interval)
+            with trio.move_on_after(interval):
+                await self._advertise_now.wait()
+            self._advertise_now = trio.Event()
 
     async def _handle(self, msg: Message, conn: Conn) -> None:
         if isinstance(msg, DC_OFF_GRACEFUL | DC_OFF_FAST):
@@ -185,6 +191,8 @@ class Master:
             await conn.send(OK())
             for name in list(self.children):
                 await self.restart(name)
+            self._start_time = int(trio.current_time())
+            self._advertise_now.set()
         elif isinstance(msg, DC_RECONFIG):
             await conn.send(OK())
         else:

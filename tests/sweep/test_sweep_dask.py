@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -133,6 +134,10 @@ def test_a_sweep_on_a_local_cluster(local_run: tuple[subprocess.CompletedProcess
     proc, out = local_run
     assert proc.returncode == 1, proc.stderr  # one variant failed
     assert "3 variants: 3 ran, 1 failed" in proc.stdout
+    # progress: where it runs and the Dask dashboard's address, then a line per variant
+    assert re.search(r"running 3 variants on a LocalCluster of 2 workers; Dask dashboard: "
+                     r"http://127\.0\.0\.1:\d+/status", proc.stderr), proc.stderr
+    assert proc.stderr.count("\ndone NEGOTIATOR_INTERVAL=") == 2
     assert "FAILED NEGOTIATOR_INTERVAL=20 slots=2 sites=[ Resource = 1 ]: VariantFailed: the " \
            "pool did not start: gridmanager failed to start" in proc.stderr
     frame = pd.read_csv(out / "results.csv")

@@ -99,6 +99,11 @@ def test_a_live_pool_runs_real_jobs_and_the_tools_show_it(tmp_path: Path) -> Non
         assert cancel.stdout == "Sent request to cancel draining on localhost\n"
         wait_for(lambda: set(run_cli(home, "status", "-af", "State").stdout.split())
                  == {"Unclaimed"}, "the slots to be unclaimed again")
+        # condor_restart: the master comes back as a new process and advertises at once (the
+        # collector restarted with the rest has lost every ad), with its new start time
+        before = _master_uptime(home)
+        assert run_cli(home, "restart").stdout == 'Sent "Restart" command to local master\n'
+        wait_for(lambda: _master_uptime(home) < before, "the restarted master's ad")
         assert run_cli(home, "version").stdout.startswith("$CondorVersion: 24.0.24 ")
         assert run_cli(home, "--version").stdout == run_cli(home, "version").stdout
     finally:
@@ -116,6 +121,17 @@ def test_a_live_pool_runs_real_jobs_and_the_tools_show_it(tmp_path: Path) -> Non
                      (home / "log" / "StartLog").read_text(), re.M)
     assert "Starting add_shadow_birthdate(1.0)" in (home / "log" / "SchedLog").read_text()
     assert (home / "log" / "SchedLog.json").read_text().startswith("{")
+
+
+def _master_uptime(home: Path) -> float:
+    """The master's Uptime in `status -master` (days+hh:mm:ss), in seconds (inf: no ad)."""
+    rows = run_cli(home, "status", "-master").stdout.splitlines()
+    if len(rows) < 3:
+        return float("inf")
+    row = rows[2]
+    days, _, hms = row.split()[-1].partition("+")
+    h, m, s = (int(x) for x in hms.split(":"))
+    return ((int(days) * 24 + h) * 60 + m) * 60 + s
 
 
 def test_help_describes_a_command_and_runs_nothing(tmp_path: Path) -> None:
