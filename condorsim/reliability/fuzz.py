@@ -35,6 +35,7 @@ import msgpack
 import trio
 
 from condorsim.classad import ClassAd
+from condorsim.security.identity import fs_make_dir, fs_remove
 from condorsim.wire import (
     FrameDecoder,
     Message,
@@ -188,7 +189,33 @@ class Counts:
     connect_failures: Counter[str] = field(default_factory=Counter)
 
 
-HELLO = encode_frame(encode(m.SIM_HELLO(name="fuzzer")))
+HELLO = encode_frame(encode(m.SIM_HELLO(name="fuzzer", method="FS", proof="")))
+
+
+async def _authenticate(stream: trio.abc.Stream, decoder: FrameDecoder) -> bool:
+    """Prove who we are as a tool does (HTCondor's FS method): the daemon names a directory,
+    we make it with mode 0700, the daemon checks and removes it. False when it refuses."""
+
+    async def next_message() -> Message:
+        while True:
+            for frame in decoder:
+                return decode(frame)
+            data = await stream.receive_some(65536)
+            if not data:
+                raise trio.BrokenResourceError("closed while authenticating")
+            decoder.feed(data)
+
+    await stream.send_all(HELLO)
+    challenge = await next_message()
+    if not isinstance(challenge, m.SIM_AUTH_CHALLENGE):
+        return False
+    try:
+        fs_make_dir(challenge.fs_dir)
+        await stream.send_all(encode_frame(encode(m.SIM_AUTH_PROOF())))
+        result = await next_message()
+    finally:
+        fs_remove(challenge.fs_dir)
+    return isinstance(result, m.SIM_AUTH_RESULT) and not result.error
 
 
 async def _one_connection(address: str, daemon: str, mutator: Mutator, counts: Counts,
@@ -215,9 +242,13 @@ async def _one_connection(address: str, daemon: str, mutator: Mutator, counts: C
     answers = 0
     async with stream:
         try:
-            await stream.send_all(HELLO + b"".join(frames))
-            await stream.send_eof()
             decoder = FrameDecoder()
+            with trio.fail_after(10):
+                if not await _authenticate(stream, decoder):
+                    counts.connect_failures[daemon] += 1
+                    return 0
+            await stream.send_all(b"".join(frames))
+            await stream.send_eof()
             with trio.move_on_after(10) as scope:
                 while True:
                     data = await stream.receive_some(65536)
@@ -227,7 +258,8 @@ async def _one_connection(address: str, daemon: str, mutator: Mutator, counts: C
                     answers += sum(1 for _ in decoder)
             if scope.cancelled_caught:
                 counts.unanswered_connections[daemon] += 1
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError, ProtocolError):
+        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError,
+                ProtocolError):
             pass
     counts.connections[daemon] += 1
     counts.sent[daemon] += len(frames)

@@ -146,7 +146,7 @@ async def _send_frames(pool: InProcessPool, daemon: str, frames: list[bytes]) ->
             continue
         stream = await pool.network.connect(pool.addresses[daemon])
         async with stream:
-            hello = encode_frame(encode(m.SIM_HELLO(name="fuzzer")))
+            hello = encode_frame(encode(m.SIM_HELLO(name="fuzzer", method="NONE", proof="")))
             try:
                 await stream.send_all(hello + encode_frame(payload))
                 with trio.move_on_after(30):
