@@ -25,6 +25,8 @@ submitted after it runs to completion.
 
 from __future__ import annotations
 
+import os
+import pwd
 import random
 import time
 from collections import Counter
@@ -192,9 +194,24 @@ class Counts:
 HELLO = encode_frame(encode(m.SIM_HELLO(name="fuzzer", method="FS", proof="")))
 
 
+def _fuzzer_uid() -> tuple[int, int] | None:
+    """Run as root, the fuzzer speaks as ``nobody``: root maps to the condor user, which
+    holds DAEMON authorization (ALLOW_DAEMON = condor@*), and a daemon's word may rightly
+    end a job. An ordinary user's frames, however mangled, must change nothing of another
+    user's jobs."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        entry = pwd.getpwnam("nobody")
+    except KeyError:
+        return None
+    return entry.pw_uid, entry.pw_gid
+
+
 async def _authenticate(stream: trio.abc.Stream, decoder: FrameDecoder) -> bool:
     """Prove who we are as a tool does (HTCondor's FS method): the daemon names a directory,
-    we make it with mode 0700, the daemon checks and removes it. False when it refuses."""
+    we make it with mode 0700 (owned by ``nobody`` when we are root), the daemon checks and
+    removes it. False when it refuses."""
 
     async def next_message() -> Message:
         while True:
@@ -211,6 +228,9 @@ async def _authenticate(stream: trio.abc.Stream, decoder: FrameDecoder) -> bool:
         return False
     try:
         fs_make_dir(challenge.fs_dir)
+        ids = _fuzzer_uid()
+        if ids is not None:
+            os.chown(challenge.fs_dir, *ids)
         await stream.send_all(encode_frame(encode(m.SIM_AUTH_PROOF())))
         result = await next_message()
     finally:
