@@ -9,13 +9,13 @@ through :func:`condorsim.replay.explain.read_log_records`.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
 
+from condorsim.pool import process_alive
 from condorsim.replay.explain import read_log_records
 
 QUIET_SECONDS = 2.0  # off a terminal: real seconds between two lines
@@ -68,13 +68,8 @@ def daemon_pids(home: Path) -> dict[str, int]:
 
 
 def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    """Whether process ``pid`` still runs (a zombie does not)."""
+    return process_alive(pid)
 
 
 def awaited(names: list[str], ready: list[str], verb: str, done: str) -> str:
