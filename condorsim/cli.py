@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from condorsim import pool as poolmod
 
@@ -177,8 +178,8 @@ def _up(argv: list[str]) -> int:
         plan = daemon_plan(config.get_list("DAEMON_LIST"))
         speed = config.get_float("SIM_SPEED", 1.0)
     except (ConfigError, DaemonListError) as e:
-        print(f"condorsim up: {e}", file=sys.stderr)
-        return 1
+        print(f"condorsim up: {config_path}: {e}", file=sys.stderr)
+        return 2
     pid = poolmod.master_pid(home)
     if pid is not None:
         print(f"condorsim up: a pool is already running at {home} (master pid {pid})")
@@ -207,6 +208,12 @@ def _up(argv: list[str]) -> int:
     deadline = time.monotonic() + 60
     with Waiting("condorsim up") as waiting:
         while time.monotonic() < deadline:
+            failed = _start_failure(log_dir, start)
+            if failed is not None:
+                waiting.show("")
+                print(f"condorsim up: {failed}; stopping the pool", file=sys.stderr)
+                _down([])
+                return 1
             if proc.poll() is not None:
                 waiting.show("the master exited")
                 print(f"condorsim up: the master exited (status {proc.returncode}); see "
@@ -226,6 +233,22 @@ def _up(argv: list[str]) -> int:
     for n in names:
         print(f"  {n:<12} {poolmod.read_address(home, n)}")
     return 0
+
+
+def _start_failure(log_dir: Path, since: float) -> str | None:
+    """What went wrong if a daemon the master is starting exited (MasterLog.json's
+    ``daemon_failed_to_start`` or ``daemon_exited``): the daemon, its status and the last
+    line it wrote on stderr. Only records written since ``since`` (wall clock) count."""
+    from condorsim.replay.explain import read_log_records
+
+    for r in read_log_records(log_dir, only=["MasterLog"]):
+        if r.get("event") in ("daemon_failed_to_start", "daemon_exited") and \
+                float(r.get("wall_time") or 0) >= since:
+            daemon = str(r.get("daemon"))
+            reason = f": {r['reason']}" if r.get("reason") else ""
+            return (f"the {daemon} failed to start (exit status {r.get('status')}){reason} "
+                    f"-- see {log_dir / (daemon + '.stderr')}")
+    return None
 
 
 def _down(argv: list[str]) -> int:

@@ -117,7 +117,27 @@ def daemon_main(
         trio.run(main, clock=clock)
     except KeyboardInterrupt:
         return 0
+    except (ConfigError, BaseExceptionGroup) as e:
+        # A knob the daemon read as it started (SCHEDD_INTERVAL = soon) and cannot use: one
+        # line naming it on stderr, which the master quotes, and exit 2 -- no traceback.
+        error = _config_error(e)
+        if error is None:
+            raise
+        print(f"{name}: {error}", file=sys.stderr)
+        return 2
     return 0
+
+
+def _config_error(e: BaseException) -> ConfigError | None:
+    """The ConfigError ``e`` is or holds (trio wraps a task's error in a group)."""
+    if isinstance(e, ConfigError):
+        return e
+    if isinstance(e, BaseExceptionGroup):
+        for inner in e.exceptions:
+            found = _config_error(inner)
+            if found is not None:
+                return found
+    return None
 
 
 def _log_dir(config: Config, run_dir: Path) -> Path:

@@ -252,7 +252,11 @@ class Master:
         if not line:
             if self.coordinator is not None:
                 self.coordinator.forget(name)
-            self._ctx.log.error("daemon_failed_to_start", daemon=name, pid=proc.pid)
+            with self._ctx.busy():
+                await wait_real(proc, STOP_TIMEOUT)  # its stdout closed: it is exiting
+            self._ctx.log.error("daemon_failed_to_start", daemon=name, pid=proc.pid,
+                                status=proc.returncode,
+                                reason=_last_line(log_dir / f"{name}.stderr"))
             return
         child.address = line
         child.started = trio.current_time()
@@ -301,9 +305,11 @@ class Master:
                 delay = policy.delay_after_exit(child.planned.name, child.started, now)
             child.restarts += 1
             child.up = trio.Event()
+            why = _last_line(self.options.run_dir / "log" / f"{child.planned.name}.stderr") \
+                if status else ""
             self._ctx.log.warning(
                 "daemon_exited", daemon=child.planned.name, status=status, restart_in=delay,
-                pid=proc.pid,
+                pid=proc.pid, **({"reason": why} if why else {}),
             )
             if dying is not None:
                 dying.close()  # the restart timer below is set before anyone is idle
@@ -413,6 +419,17 @@ def master_ad_attrs(config: DaemonConfig, start_time: int) -> dict[str, object]:
     return {"CondorVersion": CONDOR_VERSION, "CondorPlatform": CONDOR_PLATFORM,
             "DetectedCpus": cpus, "DetectedMemory": get_int("MEMORY", 0) or int(host_mb),
             "DaemonStartTime": start_time}
+
+
+def _last_line(path: Path) -> str:
+    """The last non-empty line a daemon wrote to its stderr file (why it did not start)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - 4096))
+            lines = [x.strip() for x in f.read().decode(errors="replace").splitlines()]
+    except OSError:
+        return ""
+    return next((x for x in reversed(lines) if x), "")
 
 
 async def _read_line(stream: trio.abc.ReceiveStream) -> str:
