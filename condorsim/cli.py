@@ -178,8 +178,8 @@ def _up(argv: list[str]) -> int:
         plan = daemon_plan(config.get_list("DAEMON_LIST"))
         speed = config.get_float("SIM_SPEED", 1.0)
     except (ConfigError, DaemonListError) as e:
-        print(f"condorsim up: {e}", file=sys.stderr)
-        return 1
+        print(f"condorsim up: {config_path}: {e}", file=sys.stderr)
+        return 2
     pid = poolmod.master_pid(home)
     if pid is not None:
         print(f"condorsim up: a pool is already running at {home} (master pid {pid})")
@@ -229,7 +229,7 @@ def _up(argv: list[str]) -> int:
                 (home / "master.pid").unlink(missing_ok=True)
                 for stale in log_dir.glob(".*_address"):
                     stale.unlink()
-                print(f"condorsim up: the {failed[0]} could not start: {failed[1]}\n"
+                print(f"condorsim up: the {failed[0]} failed to start{failed[1]}\n"
                       f"condorsim up: the pool is stopped; see {log_dir / (failed[0] + '.stderr')}"
                       f" and {log_dir / 'MasterLog'}", file=sys.stderr)
                 return 1
@@ -278,7 +278,18 @@ def _stop_master(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _down(argv: list[str]) -> int:
-    """condorsim down: stop the local pool, leaving no process behind."""
+    """condorsim down [-fast]: stop the local pool, leaving no process behind.
+
+    The master is told DC_OFF_GRACEFUL (``-fast``: DC_OFF_FAST, as condor_off -fast); it
+    stops its daemons within seconds (daemons/master). Should it not be gone after
+    DOWN_WAIT seconds, it and every daemon it started get SIGKILL.
+    """
+    args = [a.lower().lstrip("-") for a in argv]
+    unknown = [a for a, low in zip(argv, args, strict=True) if low not in ("fast", "graceful")]
+    if unknown:
+        print(f"condorsim down: unknown argument {unknown[0]!r}\n{_DOWN_HELP}", file=sys.stderr)
+        return 2
+    fast = "fast" in args
     home = poolmod.pool_home()
     pid = poolmod.master_pid(home)
     if pid is None:
@@ -290,25 +301,28 @@ def _down(argv: list[str]) -> int:
     names = [*children, "master"]
     try:
         from condorsim.tools.common import send_command
-        from condorsim.wire.messages import DC_OFF_GRACEFUL
+        from condorsim.wire.messages import DC_OFF_FAST, DC_OFF_GRACEFUL
 
-        reply = send_command(poolmod.read_address(home, "master"), "master", DC_OFF_GRACEFUL())
+        reply = send_command(poolmod.read_address(home, "master"), "master",
+                             DC_OFF_FAST() if fast else DC_OFF_GRACEFUL())
         if reply is not None and reply.command == "FAILED":  # not ours to stop (ADMINISTRATOR)
             print(f"condorsim down: {getattr(reply, 'reason', '')}", file=sys.stderr)
             return 1
     except (OSError, poolmod.PoolNotRunning):
-        os.kill(pid, signal.SIGTERM)
+        os.kill(pid, signal.SIGQUIT if fast else signal.SIGTERM)
     with Waiting("condorsim down") as waiting:
         def tick() -> None:
             pids = {**children, "master": pid}
             waiting.show(awaited(names, [n for n in names if not alive(pids[n])], "stop",
                                  "stopped"))
 
-        if not _wait_gone(pid, 30, tick):
-            os.kill(pid, signal.SIGTERM)
-            if not _wait_gone(pid, 15, tick):
-                os.kill(pid, signal.SIGKILL)
-                _wait_gone(pid, 5)
+        if not _wait_gone(pid, DOWN_WAIT, tick):
+            print(f"condorsim down: the master (pid {pid}) did not stop within {DOWN_WAIT:g} "
+                  "s; killing the pool's processes", file=sys.stderr)
+            for left in [pid, *children.values()]:
+                if alive(left):
+                    os.kill(left, signal.SIGKILL)
+            _wait_gone(pid, 5)
     (home / "master.pid").unlink(missing_ok=True)
     for stale in (home / "log").glob(".*_address"):
         stale.unlink()
@@ -316,7 +330,12 @@ def _down(argv: list[str]) -> int:
     return 0
 
 
+DOWN_WAIT = 10.0  # real seconds `condorsim down` waits for the master before SIGKILL
+
+
 def _wait_gone(pid: int, seconds: float, tick: Callable[[], None] | None = None) -> bool:
+    from condorsim.tools.waiting import alive
+
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         if tick is not None:
@@ -327,9 +346,7 @@ def _wait_gone(pid: int, seconds: float, tick: Callable[[], None] | None = None)
                 return True
         except ChildProcessError:
             pass
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not alive(pid):
             return True
         time.sleep(0.05)
     return False
@@ -359,7 +376,9 @@ def _tool(module: str, function: str = "main") -> Callable[[list[str]], int]:
 _UP_HELP = ("usage: condorsim up\n\nStarts a local pool at $CONDORSIM_HOME (default "
             "~/.condorsim), writing a condor_config there on first use (the pool runs "
             "the jobs' real executables: SIM_EXECUTE_REAL_JOBS = true).")
-_DOWN_HELP = "usage: condorsim down\n\nStops the pool at $CONDORSIM_HOME, leaving no process."
+_DOWN_HELP = ("usage: condorsim down [-fast]\n\nStops the pool at $CONDORSIM_HOME, leaving no "
+              "process: gracefully (running jobs are vacated and run again after the next "
+              "`condorsim up`), or with -fast at once, as condor_off -fast.")
 _DEMO_HELP = ("usage: condorsim demo\n\nReplays the tour (scenarios/tour.toml) with its "
               "narrated timeline and writes its HTML report (make demo).")
 

@@ -111,10 +111,20 @@ def master_pid(home: Path) -> int | None:
         pid = int((home / "master.pid").read_text().strip())
     except (FileNotFoundError, ValueError):
         return None
+    return pid if process_alive(pid) else None
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs. A zombie -- dead, not yet reaped by its parent
+    (a master left to init is reaped when init gets to it) -- does not."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return None
+        return False
     except PermissionError:
-        return pid
-    return pid
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True  # no /proc (not Linux): kill(0) is all we can tell

@@ -58,6 +58,9 @@ class DaemonContext:
     rng: random.Random
     run_dir: Path
     participant: Participant | None = None
+    # How the daemon was told to stop: "graceful" (SIGTERM, condor_off -graceful) or
+    # "fast" (SIGQUIT, condor_off -fast). Read by the code that runs as the daemon ends.
+    shutdown: str = "graceful"
 
     def now(self) -> float:
         return trio.current_time()

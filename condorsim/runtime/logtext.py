@@ -78,6 +78,13 @@ WORDS: dict[str, Callable[[Record, str], str]] = {
     "daemon_off": lambda r, own: f"The {str(r.get('daemon', '?')).split('@')[0].upper()} "
                                  f"(pid {_f(r, 'pid')}) exited with status {_f(r, 'status')}",
     "all_daemons_started": lambda r, own: "All daemons are started",
+    "daemon_failed_to_start": lambda r, own: (
+        f"The {str(r.get('daemon', '?')).upper()} (pid {_f(r, 'pid')}) exited with status "
+        f"{_f(r, 'status')} before it started: {_f(r, 'reason')}"),
+    "shutdown_requested": lambda r, own: (
+        "Got SIGQUIT.  Performing fast shutdown." if r.get("how") == "fast"
+        else "Got SIGTERM. Performing graceful shutdown."),
+    "all_daemons_stopped": lambda r, own: "All daemons are gone.  Exiting.",
     "cycle_started": lambda r, own: "---------- Started Negotiation Cycle ----------",
     "cycle_finished": lambda r, own: "---------- Finished Negotiation Cycle ----------",
     "negotiating_with": lambda r, own: f"  Negotiating with {_f(r, 'submitter')} at "

@@ -7,6 +7,11 @@ file, the clock (``--clock virtual`` with the coordinator's address, or ``--cloc
 a speed), the simulated start time and the seed. :func:`daemon_main` builds the clock, runs
 trio with it, joins the virtual-time coordinator when there is one, and runs the daemon
 until SIGTERM (or the coordinator goes away, which means the pool is over).
+
+SIGTERM (and SIGINT) is HTCondor's graceful shutdown, SIGQUIT its fast one: either ends the
+daemon's tasks at once; the context's ``shutdown`` says which, for the code that runs as the
+daemon ends (a starter kills its jobs' processes with SIGTERM or SIGKILL). A daemon whose
+``run`` returns by itself (the master told DC_OFF_GRACEFUL) ends its process too.
 """
 
 from __future__ import annotations
@@ -100,13 +105,13 @@ def daemon_main(
         )
         daemon = factory(args)
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_stop_on_signal, nursery.cancel_scope)
+            nursery.start_soon(_stop_on_signal, nursery.cancel_scope, ctx)
             if isinstance(clock, VirtualClock):
                 nursery.start_soon(
                     _link_then_stop, network, args.coordinator, name, participant, clock,
                     nursery.cancel_scope,
                 )
-            address = await nursery.start(daemon.run, ctx)
+            address = await nursery.start(_run_then_stop, daemon, ctx, nursery.cancel_scope)
             log.info("daemon_started", address=address, pid=os.getpid())
             # The master reads this first line to learn where the daemon listens.
             print(address, flush=True)
@@ -119,13 +124,43 @@ def daemon_main(
         trio.run(main, clock=clock)
     except KeyboardInterrupt:
         return 0
+    except (ConfigError, BaseExceptionGroup) as e:
+        # A knob the daemon read as it started (SCHEDD_INTERVAL = soon) and cannot use: one
+        # line naming it on stderr, which the master quotes, and exit 2 -- no traceback.
+        error = _config_error(e)
+        if error is None:
+            raise
+        print(f"{name}: {error}", file=sys.stderr)
+        return 2
     return 0
+
+
+def _config_error(e: BaseException) -> ConfigError | None:
+    """The ConfigError ``e`` is or holds (trio wraps a task's error in a group)."""
+    if isinstance(e, ConfigError):
+        return e
+    if isinstance(e, BaseExceptionGroup):
+        for inner in e.exceptions:
+            found = _config_error(inner)
+            if found is not None:
+                return found
+    return None
 
 
 def _log_dir(config: Config, run_dir: Path) -> Path:
     value = config.get("LOG")
     p = Path(value) if value else run_dir / "log"
     return p if p.is_absolute() else run_dir / p
+
+
+async def _run_then_stop(
+    daemon: Daemon, ctx: DaemonContext, scope: trio.CancelScope,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Run the daemon; when it returns by itself (the master told to go by DC_OFF_*), the
+    process ends too, rather than waiting for a signal that nobody will send."""
+    await daemon.run(ctx, task_status)
+    scope.cancel()
 
 
 async def _link_then_stop(
@@ -136,11 +171,30 @@ async def _link_then_stop(
     scope.cancel()
 
 
-async def _stop_on_signal(scope: trio.CancelScope) -> None:
-    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-        async for _ in signals:
+async def _stop_on_signal(scope: trio.CancelScope, ctx: DaemonContext) -> None:
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGQUIT) as signals:
+        async for signum in signals:
+            ctx.shutdown = "fast" if signum == signal.SIGQUIT else "graceful"
+            ctx.log.info("shutdown_requested", how=ctx.shutdown, signal=signum)
             scope.cancel()
             return
+
+
+async def wait_real(proc: trio.Process, timeout: float) -> bool:
+    """Wait up to ``timeout`` real seconds for a process to exit (True if it did).
+
+    Virtual time may stand still meanwhile (the caller is marked busy, or the daemon is
+    ending), so the pauses are real ones, taken in a worker thread; the process itself is
+    polled here, in trio. Usable inside a shielded cancel scope.
+    """
+    import time
+
+    end = time.monotonic() + timeout
+    while proc.poll() is None:
+        if time.monotonic() > end:
+            return False
+        await trio.to_thread.run_sync(time.sleep, 0.01)
+    return True
 
 
 def checked_daemon_main(

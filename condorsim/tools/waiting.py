@@ -10,13 +10,13 @@ through :func:`condorsim.replay.explain.read_log_records`.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
 
+from condorsim.pool import process_alive
 from condorsim.replay.explain import read_log_records
 
 QUIET_SECONDS = 2.0  # off a terminal: real seconds between two lines
@@ -84,7 +84,8 @@ class StartFailures:
         self._stderr = {p.name: _size(p) for p in log_dir.glob("*.stderr")}
 
     def first(self) -> tuple[str, str] | None:
-        """(daemon, reason) of the first daemon that failed to start, or None."""
+        """(daemon, " (exit status N): reason") of the first daemon that failed to start
+        (or exited) while the pool started, or None."""
         try:
             with open(self._master, "rb") as fh:
                 fh.seek(self._offset)
@@ -96,9 +97,12 @@ class StartFailures:
                 record = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(record, dict) and record.get("event") == "daemon_failed_to_start":
+            if isinstance(record, dict) and record.get("event") in (
+                    "daemon_failed_to_start", "daemon_exited"):
                 name = str(record.get("daemon"))
-                return name, self.reason(name)
+                status = record.get("status")
+                how = f" (exit status {status})" if status is not None else ""
+                return name, f"{how}: {self.reason(name)}"
         return None
 
     def reason(self, daemon: str) -> str:
@@ -122,13 +126,8 @@ def _size(path: Path) -> int:
 
 
 def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    """Whether process ``pid`` still runs (a zombie does not)."""
+    return process_alive(pid)
 
 
 def awaited(names: list[str], ready: list[str], verb: str, done: str) -> str:

@@ -33,6 +33,7 @@ from condorsim.config import Config as DaemonConfig
 from condorsim.runtime.coordinator import Coordinator
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.runtime.process import wait_real
 from condorsim.wire import Message
 from condorsim.wire.messages import (
     DAEMON_OFF,
@@ -51,6 +52,12 @@ from condorsim.wire.messages import (
 from .logic import PlannedDaemon, RestartPolicy, daemon_plan, start_after
 
 STOP_TIMEOUT = 10.0  # real seconds a daemon gets to exit on SIGTERM before SIGKILL
+# Stopping the whole pool (condorsim down, SIGTERM or SIGQUIT to the master): real seconds
+# the startds (and their starters) get, then all the daemons together, before SIGKILL.
+# HTCondor's SHUTDOWN_GRACEFUL_TIMEOUT (1800 s) and SHUTDOWN_FAST_TIMEOUT (300 s) are for
+# daemons with real work to save; a simulated one is done in well under a second.
+STARTD_STOP_TIMEOUT = 2.0
+POOL_STOP_TIMEOUT = 3.5
 
 
 @dataclass
@@ -167,6 +174,10 @@ class Master:
     async def _handle(self, msg: Message, conn: Conn) -> None:
         if isinstance(msg, DC_OFF_GRACEFUL | DC_OFF_FAST):
             await conn.send(OK())
+            assert self._ctx is not None
+            self._ctx.shutdown = "fast" if isinstance(msg, DC_OFF_FAST) else "graceful"
+            self._ctx.log.info("shutdown_requested", how=self._ctx.shutdown,
+                               command=msg.command)
             assert self._nursery is not None
             self._nursery.cancel_scope.cancel()
         elif isinstance(msg, DAEMONS_OFF):  # condor_off: the children stop, the master stays
@@ -249,7 +260,11 @@ class Master:
         if not line:
             if self.coordinator is not None:
                 self.coordinator.forget(name)
-            self._ctx.log.error("daemon_failed_to_start", daemon=name, pid=proc.pid)
+            with self._ctx.busy():
+                await wait_real(proc, STOP_TIMEOUT)  # its stdout closed: it is exiting
+            self._ctx.log.error("daemon_failed_to_start", daemon=name, pid=proc.pid,
+                                status=proc.returncode,
+                                reason=_last_line(log_dir / f"{name}.stderr"))
             return
         child.address = line
         child.started = trio.current_time()
@@ -298,9 +313,11 @@ class Master:
                 delay = policy.delay_after_exit(child.planned.name, child.started, now)
             child.restarts += 1
             child.up = trio.Event()
+            why = _last_line(self.options.run_dir / "log" / f"{child.planned.name}.stderr") \
+                if status else ""
             self._ctx.log.warning(
                 "daemon_exited", daemon=child.planned.name, status=status, restart_in=delay,
-                pid=proc.pid,
+                pid=proc.pid, **({"reason": why} if why else {}),
             )
             if dying is not None:
                 dying.close()  # the restart timer below is set before anyone is idle
@@ -360,15 +377,39 @@ class Master:
         assert self._ctx is not None
         with self._ctx.busy():
             proc.send_signal(signal.SIGTERM)
-            if not await _wait_real(proc, STOP_TIMEOUT):
+            if not await wait_real(proc, STOP_TIMEOUT):
                 proc.kill()
-                await _wait_real(proc, STOP_TIMEOUT)
+                await wait_real(proc, STOP_TIMEOUT)
 
     async def stop_all(self) -> None:
-        """Stop every daemon, last started first; leaves no process behind."""
+        """Stop every daemon and leave no process behind, as condor_master's
+        ``StopAllDaemons``: the startds first (each vacates its jobs; their starters with
+        them), then, once they are gone, all the others at once. A graceful shutdown sends
+        SIGTERM, a fast one (condor_off -fast, SIGQUIT to the master) SIGQUIT; a daemon
+        still there after its phase's timeout gets SIGKILL."""
         self._stopping = True
-        for child in reversed(list(self.children.values())):
-            await self._terminate(child)
+        assert self._ctx is not None
+        sig = signal.SIGQUIT if self._ctx.shutdown == "fast" else signal.SIGTERM
+        start = time.monotonic()
+        first = [c for c in self.children.values() if c.planned.key in ("STARTD", "STARTER")]
+        rest = [c for c in self.children.values() if c not in first]
+        await self._stop_together(first, sig, start + STARTD_STOP_TIMEOUT)
+        await self._stop_together(rest, sig, start + POOL_STOP_TIMEOUT)
+        self._ctx.log.info("all_daemons_stopped", how=self._ctx.shutdown,
+                           seconds=round(time.monotonic() - start, 2))
+
+    async def _stop_together(self, children: list[_Child], sig: int, deadline: float) -> None:
+        procs = [(c, c.process) for c in children
+                 if c.process is not None and c.process.returncode is None]
+        for _, proc in procs:
+            proc.send_signal(sig)
+        for child, proc in procs:
+            if not await wait_real(proc, max(0.0, deadline - time.monotonic())):
+                assert self._ctx is not None
+                self._ctx.log.warning("daemon_killed_at_shutdown", daemon=child.planned.name,
+                                      pid=proc.pid)
+                proc.kill()
+                await wait_real(proc, STOP_TIMEOUT)
 
 
 def master_ad_attrs(config: DaemonConfig, start_time: int) -> dict[str, object]:
@@ -388,20 +429,15 @@ def master_ad_attrs(config: DaemonConfig, start_time: int) -> dict[str, object]:
             "DaemonStartTime": start_time}
 
 
-async def _wait_real(proc: trio.Process, timeout: float) -> bool:
-    """Wait up to ``timeout`` real seconds for a process to exit.
-
-    Virtual time may stand still meanwhile (the caller is marked busy), so the pauses are
-    real ones, taken in a worker thread; the process itself is polled here, in trio.
-    """
-    import time
-
-    end = time.monotonic() + timeout
-    while proc.poll() is None:
-        if time.monotonic() > end:
-            return False
-        await trio.to_thread.run_sync(time.sleep, 0.01)
-    return True
+def _last_line(path: Path) -> str:
+    """The last non-empty line a daemon wrote to its stderr file (why it did not start)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - 4096))
+            lines = [x.strip() for x in f.read().decode(errors="replace").splitlines()]
+    except OSError:
+        return ""
+    return next((x for x in reversed(lines) if x), "")
 
 
 async def _read_line(stream: trio.abc.ReceiveStream) -> str:

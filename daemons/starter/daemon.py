@@ -50,6 +50,7 @@ from condorsim.hooks import HookLane, JobHooks
 from condorsim.jobs.codes import ShadowExit
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.runtime.process import wait_real
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
@@ -71,6 +72,7 @@ from .real import SpawnError, finished, spawn
 from .watch import wait_until_gone
 
 AD_INTERVAL = 300
+JOB_KILL_GRACE = 1.0  # real seconds a job has after SIGTERM at shutdown, before SIGKILL
 STARTER_ERROR_CODE = 1007
 """HTCondor's ``CONDOR_HOLD_CODE::StarterError``: a starter error without a hold code (vacate)."""
 PEER_ERRORS = (OSError, ConnectionClosed, ProtocolError, trio.BrokenResourceError,
@@ -163,6 +165,7 @@ class Starter:
         self.instances: dict[str, _Instance] = {}
         self._pids = itertools.count(1000)
         self._watched: set[str] = set()  # startd addresses whose death we watch for
+        self._job_processes: list[trio.Process] = []  # real job processes not yet reaped
 
     @property
     def ctx(self) -> DaemonContext:
@@ -176,14 +179,33 @@ class Starter:
         self._real = ctx.config.get_bool("SIM_EXECUTE_REAL_JOBS", False)
         self._execute_dir = str(ctx.path("EXECUTE", "execute"))
         self._lane = HookLane(ctx.log, ctx.busy)
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            nursery.start_soon(self._lane.serve)
-            self.address = await nursery.start(
-                lambda task_status: ctx.serve(self._handle, task_status=task_status)
-            )
-            nursery.start_soon(self._advertise)
-            task_status.started(self.address)
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                nursery.start_soon(self._lane.serve)
+                self.address = await nursery.start(
+                    lambda task_status: ctx.serve(self._handle, task_status=task_status)
+                )
+                nursery.start_soon(self._advertise)
+                task_status.started(self.address)
+        finally:
+            with trio.CancelScope(shield=True):
+                await self._kill_jobs()
+
+    async def _kill_jobs(self) -> None:
+        """The starter is ending: no job process may outlive it. A graceful shutdown sends
+        each job SIGTERM and SIGKILL after JOB_KILL_GRACE real seconds; a fast one SIGKILL
+        at once (HTCondor's starter: soft kill, then hard kill; -fast: hard kill)."""
+        procs = [p for p in self._job_processes if p.returncode is None]
+        fast = self._ctx.shutdown == "fast"
+        for proc in procs:
+            self._ctx.log.info("job_process_killed_at_shutdown", pid=proc.pid,
+                               how=self._ctx.shutdown)
+            proc.send_signal(signal.SIGKILL if fast else signal.SIGTERM)
+        for proc in procs:
+            if not await wait_real(proc, 0 if fast else JOB_KILL_GRACE):
+                proc.kill()
+                await wait_real(proc, JOB_KILL_GRACE)
 
     # -- the collector ----------------------------------------------------------------------
     def starter_ad(self) -> ClassAd:
@@ -414,6 +436,7 @@ class Starter:
                 }))
                 return
             inst.pid = inst.process.pid
+            self._job_processes.append(inst.process)
             self._nursery.start_soon(self._reap, inst)
         inst.clock = clock = PayloadClock(now, runtime)
         self._ctx.log.info("job_started", job=inst.job, runtime=runtime, pid=inst.pid)
@@ -465,6 +488,8 @@ class Starter:
         assert inst.process is not None
         with self._ctx.busy():
             inst.returncode = await inst.process.wait()
+            if inst.process in self._job_processes:
+                self._job_processes.remove(inst.process)
             for problem in finished(inst.process, exited=inst.kill is None):
                 self._ctx.log.warning("output_transfer_failed", job=inst.job, error=problem)
         inst.wake.set()

@@ -84,7 +84,8 @@ def test_up_says_at_once_which_daemon_cannot_start_and_why(tmp_path: Path) -> No
     up = run_cli(home, "up")
     took = time.monotonic() - t0
     assert up.returncode == 1
-    assert 'condorsim up: the gridmanager could not start: gridmanager: SIM_GRID_SITES: site 1 ' \
+    assert 'condorsim up: the gridmanager failed to start (exit status 2): gridmanager: ' \
+        'SIM_GRID_SITES: site 1 ' \
         '(batch): Slots must be an integer >= 1, found "x"' in up.stderr, up.stderr
     assert "the pool is stopped" in up.stderr
     assert took < 45, f"up took {took:.0f} s to say so"
