@@ -26,7 +26,7 @@ from ._files import check_files, file_label, parse_file
 from ._jobs import check_submits
 from ._locate import Locator
 from ._model import QUIET, Scenario, TimelineEntry
-from ._routing import check_routing
+from ._routing import check_knob_values, check_routing
 from ._sections import (
     entry_label,
     parse_action,
@@ -101,6 +101,7 @@ def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".
     check_files(ctx, scenario.files)
     _check_moments(ctx, scenario)
     check_submits(ctx, scenario)
+    check_knob_values(ctx, scenario)
     check_routing(ctx, scenario)
     return scenario
 

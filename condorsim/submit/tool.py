@@ -132,7 +132,7 @@ def prepare(
     try:
         text, read_from, submit_file = _read(path_or_text)
     except OSError as exc:
-        print(f"ERROR: Failed to open command file ({exc.strerror})", file=err)
+        print(f"ERROR: Failed to open command file {exc.filename} ({exc.strerror})", file=err)
         return None
     if source is not None:
         read_from, submit_file = source, (None if source == "<stdin>" else source)

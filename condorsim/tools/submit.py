@@ -129,7 +129,7 @@ def main(argv: Sequence[str]) -> int:
         try:
             text = sys.stdin.read() if source == "-" else _read(source)
         except OSError as e:
-            print(f"ERROR: Failed to open command file ({e.strerror})", file=sys.stderr)
+            print(f"ERROR: Failed to open command file {e.filename} ({e.strerror})", file=sys.stderr)
             return 1
     try:
         text = compose(text, append, variables, queue)

@@ -39,3 +39,18 @@ def test_good_routes_pass() -> None:
         HEAD + 'JOB_ROUTER_ROUTE_NAMES = "A"\nJOB_ROUTER_ROUTE_A = "REQUIREMENTS true"\n'
         'JOB_TRANSFORM_NAMES = "T"\nJOB_TRANSFORM_T = "SET A 1"\n', "s.toml")
     assert scenario.config["JOB_ROUTER_ROUTE_NAMES"] == "A"
+
+
+def test_a_typed_knob_the_daemons_cannot_read_is_refused_before_any_daemon_starts() -> None:
+    # issue #15: the pool used to start and fail with exit 1 (negotiator failed to start)
+    message = refused('NEGOTIATOR_INTERVAL = "soon"\n')
+    assert message == ("s.toml, line 5: [config]: NEGOTIATOR_INTERVAL: the pool cannot use it: "
+                       "NEGOTIATOR_INTERVAL = 'soon' is not a valid integer: it evaluates to "
+                       "UNDEFINED, not an integer")
+    assert "is not a valid boolean" in refused("SIM_EXECUTE_REAL_JOBS = \"sometimes\"\n")
+
+
+def test_typed_knobs_with_usable_values_pass() -> None:
+    scenario = parse_scenario(HEAD + 'NEGOTIATOR_INTERVAL = 20\nSIM_EXECUTE_REAL_JOBS = true\n'
+                              'SCHEDD_INTERVAL = "$(NEGOTIATOR_INTERVAL) * 5"\n', "s.toml")
+    assert scenario.config["NEGOTIATOR_INTERVAL"] == "20"

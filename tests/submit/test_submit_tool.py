@@ -62,7 +62,10 @@ def test_a_file_without_queue_statement_is_refused() -> None:
 def test_a_missing_file_is_refused(tmp_path: Path) -> None:
     code, _, err = run(tmp_path / "none.sub")
     assert code == 1
-    assert err == "ERROR: Failed to open command file (No such file or directory)\n"
+    # condor_submit says "Failed to open command file (No such file or directory)"; we name
+    # the file too (issue #15: the user must see which file)
+    assert err == f"ERROR: Failed to open command file {tmp_path / 'none.sub'} " \
+        "(No such file or directory)\n"
 
 
 def test_the_cli_reads_the_pools_configuration(
