@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import htcondor
+import pytest
 import trio
 import trio.testing
 
@@ -172,35 +173,23 @@ async def test_an_exit_no_schedd_took_is_sent_again_when_the_schedd_is_back(
             "SUBMIT", "EXECUTE", "JOB_TERMINATED"]
 
 
-async def test_a_job_without_a_lease_that_ends_while_the_schedd_is_down_ends_once(
-    tmp_path: Path, autojump_clock: trio.testing.MockClock
-) -> None:
-    autojump_clock.jump(T0)
+@pytest.mark.parametrize(("kill_at", "down_for"), [
     # The jobs end at 620 s (JOB_TERMINATED written) while the schedd is down (617 s to
-    # 627 s, the master's back-off); the shadow is still retrying SHADOW_EXIT when the restarted schedd asks for
-    # them. No lease: without the exit in the shadow's answer they were requeued and ran
-    # again -- a second JOB_TERMINATED (found by the chaos runs, docs/reliability.md).
-    left, hist, slots = await _pool_run(
-        tmp_path, JOBS + "job_lease_duration = 0\nqueue 2\n", "schedd", kill_at=617,
-        down_for=10)
-    assert left == [] and len(hist) == 2
-    for ad in hist:
-        assert [ad.evaluate(a) for a in ("JobStatus", "NumShadowStarts",
-                                         "NumJobCompletions")] == [4, 1, 1]
-    assert _all_unclaimed(slots)
-    for kinds in _events(tmp_path).values():
-        assert [k for k in kinds if k != "IMAGE_SIZE"] == [
-            "SUBMIT", "EXECUTE", "JOB_TERMINATED"]
-
-
-async def test_a_kept_exit_of_a_job_without_a_lease_is_taken_by_the_restarted_schedd(
-    tmp_path: Path, autojump_clock: trio.testing.MockClock
+    # 627 s, the master's back-off); the shadow is still retrying SHADOW_EXIT when the
+    # restarted schedd asks for them. No lease: without the exit in the shadow's answer
+    # they were requeued and ran again -- a second JOB_TERMINATED (found by the chaos
+    # runs, docs/reliability.md).
+    (617, 10),
+    # The schedd is down until after the shadow's last try (810 s): its kept exit is taken.
+    (500, 400),
+], ids=["exit-being-retried", "exit-kept"])
+async def test_a_job_without_a_lease_that_ends_while_the_schedd_is_down_ends_once(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock, kill_at: int, down_for: int
 ) -> None:
     autojump_clock.jump(T0)
-    # As above, but the schedd is down until after the shadow's last try (810 s).
     left, hist, slots = await _pool_run(
-        tmp_path, JOBS + "job_lease_duration = 0\nqueue 2\n", "schedd", kill_at=500,
-        down_for=400)
+        tmp_path, JOBS + "job_lease_duration = 0\nqueue 2\n", "schedd", kill_at=kill_at,
+        down_for=down_for)
     assert left == [] and len(hist) == 2
     for ad in hist:
         assert [ad.evaluate(a) for a in ("JobStatus", "NumShadowStarts",
