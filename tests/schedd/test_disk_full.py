@@ -1,0 +1,159 @@
+"""The schedd on a disk that refuses writes: what it cannot make durable in job_queue.log
+(or the history file) it refuses, with the file and the errno in the tool's error and in
+SchedLog; it keeps serving; what was written before stays intact; once the disk takes
+writes again, everything works. The disk fails by injection (`writer.disk_write`), as a
+full disk would: a test cannot fill a real one."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from condorsim.config import Config
+from condorsim.jobqueue import replay_file, writer
+from condorsim.runtime.inproc import open_inprocess_pool
+from condorsim.security import create_key
+from condorsim.wire import messages as m
+from daemons.schedd.daemon import Schedd
+from daemons.schedd.history import read_history
+
+T0 = 1_767_225_600
+CONFIG = "COLLECTOR_HOST = 127.0.0.1:9300\nUID_DOMAIN = example.org\nPERIODIC_EXPR_INTERVAL = 60\n"
+JOB = "executable = /bin/sleep\narguments = 60\nlog = job.log\nqueue\n"
+NO_SPACE = "errno = 28 (No space left on device)"
+
+
+@contextmanager
+def full(monkeypatch: pytest.MonkeyPatch, name: str) -> Iterator[None]:
+    """Writes to the file called ``name`` fail with ENOSPC after the first 5 bytes."""
+    real = os.write
+
+    def write(fd: int, data: bytes | memoryview) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(name):
+            if len(data) > 5:
+                real(fd, bytes(data[:5]))  # a torn start, which must not stay
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, data)
+
+    with monkeypatch.context() as mp:
+        mp.setattr(writer, "disk_write", write)
+        yield
+
+
+async def _ask(pool: object, msg: m.Message) -> m.Message:
+    async with await pool.connect("schedd") as conn:  # type: ignore[attr-defined]
+        return await conn.request(msg)
+
+
+def _submit(tmp_path: Path) -> m.Message:
+    return m.SUBMIT_JOBS(owner="alice", text=JOB, iwd=str(tmp_path), source="job.sub")
+
+
+def _queue(path: Path) -> dict[str, dict[str, str]]:
+    replayed = replay_file(path, now=T0)
+    assert not replayed.torn and replayed.warnings == []
+    return {key: dict(ad.items()) for key, ad in replayed.state.ads.items()}
+
+
+def _sched_log(tmp_path: Path) -> str:
+    return (tmp_path / "log" / "SchedLog").read_text()
+
+
+async def test_a_full_disk_refuses_changes_loudly_and_loses_nothing(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    autojump_clock.jump(T0)
+    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
+    log_path = tmp_path / "spool" / "job_queue.log"
+    async with open_inprocess_pool(config, tmp_path, [("schedd", Schedd)],
+                                   log_dir=tmp_path / "log") as pool:
+        assert isinstance(await _ask(pool, _submit(tmp_path)), m.SUBMIT_RESULT)
+        before = _queue(log_path)
+        with full(monkeypatch, "job_queue.log"):
+            refused = await _ask(pool, _submit(tmp_path))
+            edit = await _ask(pool, m.QEDIT(ids=["1.0"], constraint="", attr="Foo",
+                                            value="1", owner="alice"))
+            hold = await _ask(pool, m.ACT_ON_JOBS(action="hold", ids=["1.0"], constraint="",
+                                                  reason="", owner="alice"))
+        # the tool is told why, naming the file and the errno
+        assert isinstance(refused, m.FAILED)
+        assert f"write to {log_path} failed, {NO_SPACE}" in refused.reason
+        assert isinstance(edit, m.ACT_RESULT) and edit.done == []
+        assert isinstance(hold, m.ACT_RESULT) and hold.done == []
+        assert NO_SPACE in edit.errors[0] and NO_SPACE in hold.errors[0]
+        # nothing of it reached the log, which replays as it was
+        assert _queue(log_path) == before
+        # the schedd serves on, and takes changes again once the disk has room
+        jobs = await _ask(pool, m.QUERY_JOB_ADS(constraint="", projection=[]))
+        assert isinstance(jobs, m.QUERY_RESULT)
+        assert [(a.evaluate("ClusterId"), a.evaluate("JobStatus"), a.lookup("Foo"))
+                for a in jobs.ads] == [(1, 1, None)]
+        again = await _ask(pool, _submit(tmp_path))
+        assert isinstance(again, m.SUBMIT_RESULT) and again.cluster == 2
+        hold = await _ask(pool, m.ACT_ON_JOBS(action="hold", ids=["1.0"], constraint="",
+                                              reason="", owner="alice"))
+        assert isinstance(hold, m.ACT_RESULT) and hold.done == ["1.0"]
+    # SchedLog says it loudly, with the file and the errno
+    assert f"job_queue_write_failed file={log_path} errno=28" in _sched_log(tmp_path)
+    replayed = replay_file(log_path, now=T0)
+    assert not replayed.torn and replayed.warnings == []
+    assert replayed.state["1.0"]["JobStatus"] == "5" and "2.0" in replayed.state
+    assert "Foo" not in replayed.state["1.0"]
+
+
+async def test_a_job_whose_history_record_cannot_be_written_leaves_the_queue_later_once(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    autojump_clock.jump(T0)
+    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
+    history = tmp_path / "spool" / "history"
+    async with open_inprocess_pool(config, tmp_path, [("schedd", Schedd)],
+                                   log_dir=tmp_path / "log") as pool:
+        for _ in range(2):
+            assert isinstance(await _ask(pool, _submit(tmp_path)), m.SUBMIT_RESULT)
+        rm = await _ask(pool, m.ACT_ON_JOBS(action="remove", ids=["1.0"], constraint="",
+                                            reason="", owner="alice"))
+        assert isinstance(rm, m.ACT_RESULT) and rm.done == ["1.0"]
+        with full(monkeypatch, "history"):
+            rm = await _ask(pool, m.ACT_ON_JOBS(action="remove", ids=["2.0"], constraint="",
+                                                reason="", owner="alice"))
+            assert isinstance(rm, m.ACT_RESULT)
+            assert f"write to {history} failed, {NO_SPACE}" in rm.errors[0]
+            await trio.sleep(130)  # periodic passes while the disk is still full
+        left = await _ask(pool, m.QUERY_JOB_ADS(constraint="", projection=[]))
+        assert isinstance(left, m.QUERY_RESULT)
+        assert [(a.evaluate("ClusterId"), a.evaluate("JobStatus")) for a in left.ads] == [(2, 3)]
+        await trio.sleep(70)  # the disk has room: the next pass lets it leave
+        left = await _ask(pool, m.QUERY_JOB_ADS(constraint="", projection=[]))
+        assert isinstance(left, m.QUERY_RESULT) and left.ads == []
+    ads = read_history(history)
+    assert sorted(a.evaluate("ClusterId") for a in ads) == [1, 2]
+    assert history.read_text().count("*** Offset") == 2  # no doubled record
+    # ... and no torn one: the two removed jobs' records hold the same attributes
+    assert {n for n, _ in ads[0].pairs()} == {n for n, _ in ads[1].pairs()}
+    assert f"job_queue_write_failed file={history} errno=28" in _sched_log(tmp_path)
+
+
+def test_a_spool_the_schedd_cannot_write_is_named_and_it_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "not-a-directory").write_text("")
+    cfg = tmp_path / "condor_config"
+    cfg.write_text(CONFIG + f"LOCAL_DIR = {tmp_path}\nSPOOL = {tmp_path}/not-a-directory/spool\n")
+    create_key(tmp_path / "passwords.d" / "POOL")
+    done = subprocess.run(
+        [sys.executable, "-m", "daemons.schedd", "--run-dir", str(tmp_path), "--config",
+         str(cfg)], capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, CONDOR_CONFIG="/dev/null"), cwd=Path(__file__).parents[2])
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip() == (
+        f"schedd: SPOOL = {tmp_path}/not-a-directory/spool: cannot create the spool directory "
+        f"{tmp_path}/not-a-directory/spool: errno = 20 (Not a directory)")
