@@ -14,11 +14,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import htcondor
 import pytest
 import trio
 import trio.testing
 
 from condorsim.config import Config
+from condorsim.eventlog import writer as event_writer
 from condorsim.jobqueue import replay_file, writer
 from condorsim.runtime.inproc import open_inprocess_pool
 from condorsim.security import create_key
@@ -34,18 +36,23 @@ NO_SPACE = "errno = 28 (No space left on device)"
 
 @contextmanager
 def full(monkeypatch: pytest.MonkeyPatch, name: str) -> Iterator[None]:
-    """Writes to the file called ``name`` fail with ENOSPC after the first 5 bytes."""
+    """Writes to the file called ``name`` take 5 bytes (a short write, a torn start that
+    must not stay), then fail with ENOSPC, as write(2) on a disk filling up."""
     real = os.write
+    short: set[int] = set()
 
     def write(fd: int, data: bytes | memoryview) -> int:
-        if os.readlink(f"/proc/self/fd/{fd}").endswith(name):
-            if len(data) > 5:
-                real(fd, bytes(data[:5]))  # a torn start, which must not stay
+        if not os.readlink(f"/proc/self/fd/{fd}").endswith(name):
+            return real(fd, data)
+        if fd in short or len(data) <= 5:
+            short.discard(fd)
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real(fd, data)
+        short.add(fd)
+        return real(fd, bytes(data[:5]))
 
     with monkeypatch.context() as mp:
         mp.setattr(writer, "disk_write", write)
+        mp.setattr(event_writer, "disk_write", write)
         yield
 
 
@@ -157,3 +164,25 @@ def test_a_spool_the_schedd_cannot_write_is_named_and_it_exits_2(tmp_path: Path)
     assert done.stderr.strip() == (
         f"schedd: SPOOL = {tmp_path}/not-a-directory/spool: cannot create the spool directory "
         f"{tmp_path}/not-a-directory/spool: errno = 20 (Not a directory)")
+
+
+async def test_a_user_log_that_cannot_be_written_is_logged_and_left_whole(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """As HTCondor's schedd: the event is lost, SchedLog says so, the job goes on; and the
+    log holds no half event, so later events read back."""
+    autojump_clock.jump(T0)
+    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
+    user_log = tmp_path / "job.log"
+    async with open_inprocess_pool(config, tmp_path, [("schedd", Schedd)],
+                                   log_dir=tmp_path / "log") as pool:
+        assert isinstance(await _ask(pool, _submit(tmp_path)), m.SUBMIT_RESULT)
+        with full(monkeypatch, "job.log"):
+            assert isinstance(await _ask(pool, _submit(tmp_path)), m.SUBMIT_RESULT)
+        hold = await _ask(pool, m.ACT_ON_JOBS(action="hold", ids=["2.0"], constraint="",
+                                              reason="", owner="alice"))
+        assert isinstance(hold, m.ACT_RESULT) and hold.done == ["2.0"]
+    events = [(e.cluster, e.type.name) for e in htcondor.JobEventLog(str(user_log)).events(0)]
+    assert events == [(1, "SUBMIT"), (2, "JOB_HELD")]
+    assert (f"Unable to log an event for job 2.0: cannot write ULOG_SUBMIT to {user_log}: "
+            f"{NO_SPACE}") in _sched_log(tmp_path)
