@@ -25,24 +25,36 @@ from condorsim.jobqueue import replay_file, writer
 from condorsim.runtime.inproc import open_inprocess_pool
 from condorsim.security import create_key
 from condorsim.wire import messages as m
+from daemons.collector.daemon import Collector
+from daemons.negotiator.daemon import Negotiator
 from daemons.schedd.daemon import Schedd
 from daemons.schedd.history import read_history
+from daemons.shadow.daemon import Shadow
+from daemons.startd.daemon import Startd
+from daemons.starter.daemon import Starter
 
 T0 = 1_767_225_600
 CONFIG = "COLLECTOR_HOST = 127.0.0.1:9300\nUID_DOMAIN = example.org\nPERIODIC_EXPR_INTERVAL = 60\n"
+POOL = CONFIG + """SIM_MACHINES = exec1
+SIM_MACHINE_exec1_CPUS = 1
+SIM_MACHINE_exec1_MEMORY = 1024
+NEGOTIATOR_INTERVAL = 60
+"""
 JOB = "executable = /bin/sleep\narguments = 60\nlog = job.log\nqueue\n"
 NO_SPACE = "errno = 28 (No space left on device)"
 
 
 @contextmanager
-def full(monkeypatch: pytest.MonkeyPatch, name: str) -> Iterator[None]:
-    """Writes to the file called ``name`` take 5 bytes (a short write, a torn start that
-    must not stay), then fail with ENOSPC, as write(2) on a disk filling up."""
+def full(monkeypatch: pytest.MonkeyPatch, name: str, *, only: bytes = b"") -> Iterator[None]:
+    """Writes to the file called ``name`` (of them, those holding ``only``) take 5 bytes (a
+    short write, a torn start that must not stay), then fail with ENOSPC, as write(2) on a
+    disk filling up."""
     real = os.write
     short: set[int] = set()
 
     def write(fd: int, data: bytes | memoryview) -> int:
-        if not os.readlink(f"/proc/self/fd/{fd}").endswith(name):
+        if not os.readlink(f"/proc/self/fd/{fd}").endswith(name) or \
+                (fd not in short and only not in bytes(data)):
             return real(fd, data)
         if fd in short or len(data) <= 5:
             short.discard(fd)
@@ -186,3 +198,42 @@ async def test_a_user_log_that_cannot_be_written_is_logged_and_left_whole(
     assert events == [(1, "SUBMIT"), (2, "JOB_HELD")]
     assert (f"Unable to log an event for job 2.0: cannot write ULOG_SUBMIT to {user_log}: "
             f"{NO_SPACE}") in _sched_log(tmp_path)
+
+
+async def test_a_shadow_exit_the_disk_refuses_is_sent_again_and_the_job_ends_once(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk refuses the job's move to Completed, after the shadow's final ad and the
+    end of its run were written: the schedd answers the shadow's exit FAILED, the shadow
+    sends it again, and once the disk has room the job ends once."""
+    autojump_clock.jump(T0)
+    config = Config.from_text(POOL + f"LOCAL_DIR = {tmp_path}\n")
+    daemons = [("collector", Collector), ("negotiator", Negotiator), ("startd", Startd),
+               ("starter", Starter), ("shadow", Shadow), ("schedd", Schedd)]
+    async with open_inprocess_pool(config, tmp_path, daemons,  # type: ignore[arg-type]
+                                   log_dir=tmp_path / "log") as pool:
+        assert isinstance(await _ask(pool, _submit(tmp_path)), m.SUBMIT_RESULT)
+        while True:
+            await trio.sleep(5)
+            jobs = await _ask(pool, m.QUERY_JOB_ADS(constraint="JobStatus == 2",
+                                                    projection=[]))
+            if isinstance(jobs, m.QUERY_RESULT) and jobs.ads:
+                break
+        with full(monkeypatch, "job_queue.log", only=b" JobStatus 4\n"):
+            await trio.sleep(120)  # the 60 s job ends meanwhile
+            jobs = await _ask(pool, m.QUERY_JOB_ADS(constraint="", projection=[]))
+            assert isinstance(jobs, m.QUERY_RESULT) and len(jobs.ads) == 1
+        await trio.sleep(600)
+        left = await _ask(pool, m.QUERY_JOB_ADS(constraint="", projection=[]))
+        hist = await _ask(pool, m.QUERY_HISTORY(constraint="", projection=[], limit=0))
+        async with await pool.connect("collector") as conn:
+            slots = await conn.request(m.QUERY_STARTD_ADS(constraint="", projection=[]))
+    assert isinstance(left, m.QUERY_RESULT) and left.ads == []
+    assert isinstance(hist, m.QUERY_RESULT) and len(hist.ads) == 1
+    assert [hist.ads[0].evaluate(a) for a in ("JobStatus", "NumJobCompletions",
+                                              "NumShadowStarts")] == [4, 1, 1]
+    assert isinstance(slots, m.QUERY_RESULT) and slots.ads
+    assert all(s.evaluate("State") == "Unclaimed" for s in slots.ads)
+    kinds = [e.type.name for e in htcondor.JobEventLog(str(tmp_path / "job.log")).events(0)]
+    assert [k for k in kinds if k != "IMAGE_SIZE"] == ["SUBMIT", "EXECUTE", "JOB_TERMINATED"]
+    assert "job_queue_write_failed" in _sched_log(tmp_path)
