@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import htcondor
 import pytest
@@ -83,6 +84,15 @@ def _queue(path: Path) -> dict[str, dict[str, str]]:
     return {key: dict(ad.items()) for key, ad in replayed.state.ads.items()}
 
 
+def _pool(tmp_path: Path, clock: trio.testing.MockClock,
+          daemons: list[tuple[str, Any]] | None = None) -> Any:
+    """An in-process pool (the schedd alone by default) at T0, its logs in tmp_path/log."""
+    clock.jump(T0)
+    config = Config.from_text((POOL if daemons else CONFIG) + f"LOCAL_DIR = {tmp_path}\n")
+    return open_inprocess_pool(config, tmp_path, daemons or [("schedd", Schedd)],
+                               log_dir=tmp_path / "log")
+
+
 def _sched_log(tmp_path: Path) -> str:
     return (tmp_path / "log" / "SchedLog").read_text()
 
@@ -90,11 +100,8 @@ def _sched_log(tmp_path: Path) -> str:
 async def test_a_full_disk_refuses_changes_loudly_and_loses_nothing(
         tmp_path: Path, autojump_clock: trio.testing.MockClock,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    autojump_clock.jump(T0)
-    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
     log_path = tmp_path / "spool" / "job_queue.log"
-    async with open_inprocess_pool(config, tmp_path, [("schedd", Schedd)],
-                                   log_dir=tmp_path / "log") as pool:
+    async with _pool(tmp_path, autojump_clock) as pool:
         assert isinstance(await _ask(pool, _submit(tmp_path)), m.SUBMIT_RESULT)
         before = _queue(log_path)
         with full(monkeypatch, "job_queue.log"):
@@ -132,11 +139,8 @@ async def test_a_full_disk_refuses_changes_loudly_and_loses_nothing(
 async def test_a_job_whose_history_record_cannot_be_written_leaves_the_queue_later_once(
         tmp_path: Path, autojump_clock: trio.testing.MockClock,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    autojump_clock.jump(T0)
-    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
     history = tmp_path / "spool" / "history"
-    async with open_inprocess_pool(config, tmp_path, [("schedd", Schedd)],
-                                   log_dir=tmp_path / "log") as pool:
+    async with _pool(tmp_path, autojump_clock) as pool:
         for _ in range(2):
             assert isinstance(await _ask(pool, _submit(tmp_path)), m.SUBMIT_RESULT)
         rm = await _ask(pool, m.ACT_ON_JOBS(action="remove", ids=["1.0"], constraint="",
@@ -183,11 +187,8 @@ async def test_a_user_log_that_cannot_be_written_is_logged_and_left_whole(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """As HTCondor's schedd: the event is lost, SchedLog says so, the job goes on; and the
     log holds no half event, so later events read back."""
-    autojump_clock.jump(T0)
-    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
     user_log = tmp_path / "job.log"
-    async with open_inprocess_pool(config, tmp_path, [("schedd", Schedd)],
-                                   log_dir=tmp_path / "log") as pool:
+    async with _pool(tmp_path, autojump_clock) as pool:
         assert isinstance(await _ask(pool, _submit(tmp_path)), m.SUBMIT_RESULT)
         with full(monkeypatch, "job.log"):
             assert isinstance(await _ask(pool, _submit(tmp_path)), m.SUBMIT_RESULT)
@@ -206,12 +207,9 @@ async def test_a_shadow_exit_the_disk_refuses_is_sent_again_and_the_job_ends_onc
     """The disk refuses the job's move to Completed, after the shadow's final ad and the
     end of its run were written: the schedd answers the shadow's exit FAILED, the shadow
     sends it again, and once the disk has room the job ends once."""
-    autojump_clock.jump(T0)
-    config = Config.from_text(POOL + f"LOCAL_DIR = {tmp_path}\n")
     daemons = [("collector", Collector), ("negotiator", Negotiator), ("startd", Startd),
                ("starter", Starter), ("shadow", Shadow), ("schedd", Schedd)]
-    async with open_inprocess_pool(config, tmp_path, daemons,  # type: ignore[arg-type]
-                                   log_dir=tmp_path / "log") as pool:
+    async with _pool(tmp_path, autojump_clock, daemons) as pool:
         assert isinstance(await _ask(pool, _submit(tmp_path)), m.SUBMIT_RESULT)
         while True:
             await trio.sleep(5)
