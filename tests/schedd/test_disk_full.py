@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import errno
 import os
+import pwd
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -166,20 +169,50 @@ async def test_a_job_whose_history_record_cannot_be_written_leaves_the_queue_lat
     assert f"job_queue_write_failed file={history} errno=28" in _sched_log(tmp_path)
 
 
+def _schedd_process(run_dir: Path, spool: Path, *prefix: str) -> subprocess.CompletedProcess[str]:
+    cfg = run_dir / "condor_config"
+    cfg.write_text(CONFIG + f"LOCAL_DIR = {run_dir}\nSPOOL = {spool}\n")
+    create_key(run_dir / "passwords.d" / "POOL")
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "daemons.schedd", "--run-dir", str(run_dir),
+         "--config", str(cfg)], capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, CONDOR_CONFIG="/dev/null"), cwd=Path(__file__).parents[2])
+
+
 def test_a_spool_the_schedd_cannot_write_is_named_and_it_exits_2(tmp_path: Path) -> None:
     (tmp_path / "not-a-directory").write_text("")
-    cfg = tmp_path / "condor_config"
-    cfg.write_text(CONFIG + f"LOCAL_DIR = {tmp_path}\nSPOOL = {tmp_path}/not-a-directory/spool\n")
-    create_key(tmp_path / "passwords.d" / "POOL")
-    done = subprocess.run(
-        [sys.executable, "-m", "daemons.schedd", "--run-dir", str(tmp_path), "--config",
-         str(cfg)], capture_output=True, text=True, timeout=60,
-        env=dict(os.environ, CONDOR_CONFIG="/dev/null"), cwd=Path(__file__).parents[2])
+    done = _schedd_process(tmp_path, tmp_path / "not-a-directory" / "spool")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.strip() == (
         f"schedd: SPOOL = {tmp_path}/not-a-directory/spool: cannot create the spool directory "
         f"{tmp_path}/not-a-directory/spool: errno = 20 (Not a directory)")
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to run the schedd as another user")
+def test_a_read_only_spool_is_named_and_the_schedd_exits_2() -> None:
+    """A schedd running as nobody, its spool root's (0755): it cannot create its log."""
+    run_dir = Path(tempfile.mkdtemp(prefix="condorsim-spool-", dir="/tmp"))
+    try:
+        spool = run_dir / "spool"
+        spool.mkdir()
+        os.chmod(run_dir, 0o755)
+        nobody = pwd.getpwnam("nobody")
+        key = run_dir / "passwords.d" / "POOL"
+        create_key(key)
+        (run_dir / "log").mkdir()
+        for path in (run_dir / "log", key.parent, key):  # the pool's own, as for its user
+            os.chown(path, nobody.pw_uid, nobody.pw_gid)
+        done = _schedd_process(run_dir, spool, "setpriv", "--reuid=nobody", "--regid=nogroup",
+                               "--clear-groups")
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stderr
+        assert done.stderr.strip() == (
+            f"schedd: SPOOL = {spool}: cannot write in the spool directory {spool}: write to "
+            f"{spool}/job_queue.log.tmp failed, errno = 13 (Permission denied)")
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
 
 
 async def test_a_user_log_that_cannot_be_written_is_logged_and_left_whole(
