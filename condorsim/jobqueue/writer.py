@@ -322,7 +322,7 @@ class JobQueueLog:
             except OSError:
                 shutil.copyfile(self.path, kept)
         except OSError as exc:
-            raise JobQueueLogError(f"cannot save {kept}: {exc.strerror}") from None
+            raise write_failed("save of", kept, exc) from None
         with contextlib.suppress(OSError):
             os.unlink(f"{self.path}.{sequence_number - self.max_historical_logs}")
 

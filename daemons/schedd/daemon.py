@@ -47,7 +47,7 @@ from .policy import evaluate_periodic, may_fire
 from .queue import JobQueue, attr_rules
 from .reconnect import Reconnector
 from .running import apply_shadow_ad, recover_after_restart, update_cron
-from .store import JobId, QueueWriteError, ScheddError, job_str
+from .store import JobId, ScheddError, job_str
 
 _ZERO_COUNTS = {"IdleJobs": 0, "RunningJobs": 0, "HeldJobs": 0, "LocalJobsIdle": 0,
                 "LocalJobsRunning": 0, "SchedulerJobsIdle": 0, "SchedulerJobsRunning": 0}
@@ -637,8 +637,9 @@ class Schedd:
                            error=str(e))
 
     async def _guarded(self, fn: Any, *args: Any) -> None:
-        """A task of the schedd's: a change it cannot make durable ends the task, not the
-        schedd (the queue stays as job_queue.log says; the peer asks again or times out)."""
+        """A task of the schedd's: a change it cannot make durable (or make at all) ends
+        the task, not the schedd (the queue stays as job_queue.log says; the peer asks
+        again or times out)."""
         with self.queue_write_guard(getattr(fn, "__name__", "task")):
             await fn(*args)
 
@@ -648,5 +649,5 @@ class Schedd:
         written is logged and dropped there; the next occasion tries again."""
         try:
             yield
-        except QueueWriteError as e:
+        except ScheddError as e:  # QueueWriteError, or a change the log refused outright
             self.ctx.log.error("job_queue_change_dropped", during=what, error=str(e))
