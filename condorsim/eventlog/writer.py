@@ -4,7 +4,9 @@ How this works: each event method formats one event exactly as HTCondor's
 `ULogEvent::formatHeader` and the event's `formatBody` do (condor_event.cpp) --
 the header `%03d (%03d.%03d.%03d) <date> `, the body, then the `...` line -- and
 appends it with a single `write` on a file opened with O_APPEND, so a reader never
-sees half an event. Times are simulated epoch seconds passed in by the caller.
+sees half an event (a write the disk refuses part of is cut off again and raises
+`EventLogError` naming the file and the errno). Times are simulated epoch seconds passed in
+by the caller.
 Text that would break the line structure (a newline in a host name or an
 attribute) is refused with `EventLogError`; reasons have their newlines turned
 into `|`, as HTCondor's `set_reason_member` does.
@@ -12,6 +14,8 @@ into `|`, as HTCondor's `set_reason_member` does.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 from collections.abc import Mapping, Sequence
 
@@ -57,6 +61,31 @@ def _usage_line(usage: Rusage, label: str) -> str:
     return f"\t\t{usage}  -  {label}\n"
 
 
+disk_write = os.write
+"""What writes an event's bytes (a test makes it fail as a full disk would)."""
+
+
+def _append_whole(fd: int, data: bytes) -> None:
+    """Append ``data`` to the file open (O_APPEND) at ``fd``; if the disk takes only part
+    of it, cut that part off again, so that a reader never meets half an event. Should
+    another writer have appended meanwhile (the shadow and the schedd share a log), the
+    file is left alone rather than cut at a guess."""
+    start = os.fstat(fd).st_size
+    done = 0
+    try:
+        while done < len(data):
+            n = disk_write(fd, data[done:])
+            if n <= 0:
+                raise OSError(errno.EIO, "short write: the disk took no more bytes")
+            done += n
+    except OSError:
+        if done:
+            with contextlib.suppress(OSError):
+                if os.fstat(fd).st_size == start + done:
+                    os.ftruncate(fd, start)
+        raise
+
+
 class EventLogWriter:
     """Appends events to the user job event log at `path`.
 
@@ -79,17 +108,16 @@ class EventLogWriter:
             raise EventLogError(f"unknown event type {event_type!r}")
         date = format_time(t, self.tz, self.options)
         text = f"{number:03d} ({cluster:03d}.{proc:03d}.{0:03d}) {date} {body}...\n"
-        data = text.encode("utf-8")
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
+                _append_whole(fd, text.encode("utf-8"))
             finally:
                 os.close(fd)
         except OSError as exc:
-            raise EventLogError(f"cannot write {self.path}: {exc.strerror}") from None
+            code = exc.errno or errno.EIO
+            raise EventLogError(f"cannot write ULOG_{event_type} to {self.path}: errno = {code} "
+                                f"({exc.strerror or os.strerror(code)})") from None
         return text
 
     # -- the events

@@ -40,6 +40,15 @@ class JobQueueLogError(Exception):
     """A job queue log that cannot be used, or an operation we refuse to write."""
 
 
+class JobQueueWriteError(JobQueueLogError):
+    """The disk refused a write (ENOSPC, EIO, EACCES, a short write): `path` and `errno`
+    say which file and why. Nothing of the refused change is in the log or the state."""
+
+    def __init__(self, message: str, path: str, errno: int) -> None:
+        super().__init__(message)
+        self.path, self.errno = path, errno
+
+
 class RecordError(JobQueueLogError):
     """One line that is not a valid record; `reason` says what is wrong with it."""
 

@@ -10,16 +10,30 @@ How this works (HTCondor's `ClassAdLog`, classad_log.h/.cpp):
 * `commit(ops)` writes one transaction -- 105, the records, 106 -- in a single
   `write`, then `fdatasync`s it before returning, so a change the schedd has
   acknowledged survives a crash. Only then is the in-memory state changed.
+* A write the disk refuses (ENOSPC, EIO, EACCES, a short write, a failed
+  fdatasync) raises `JobQueueWriteError` naming the file and the errno, and the
+  transaction is rolled back: the file is truncated to where it ended before, so
+  what was written earlier replays intact and the refused change is in neither
+  the file nor the state. The next commit first compacts the log (a job router
+  following it then reloads it whole, as after HTCondor's rollback), and is
+  refused while that is not possible; once the disk takes writes again, commits
+  go on as before. HTCondor's schedd EXCEPTs instead (`write to %s failed, errno
+  = %d`, log_transaction.cpp) and its master restarts it; see docs/reliability.md.
 * `compact()` writes the whole state to `<log>.tmp` (107 with the next sequence
   number and the original creation timestamp, then each ad's 101 and 103
   records, outside any transaction, as `WriteClassAdLogState` does), fsyncs it,
   renames it over the log and fsyncs the directory. With `max_historical_logs`
   (the MAX_JOB_QUEUE_LOG_ROTATIONS knob) the old log is kept as `<log>.<seq>`.
+  A compaction that fails leaves the old log open and in use.
+
+The disk calls go through `disk_write` and `disk_datasync`, so that a test can
+make them fail as a full or broken disk would.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 from collections.abc import Iterable
@@ -31,6 +45,7 @@ from condorsim.jobqueue.records import (
     EndTransaction,
     HistoricalSequenceNumber,
     JobQueueLogError,
+    JobQueueWriteError,
     NewAd,
     Op,
     SetAttr,
@@ -60,10 +75,24 @@ def should_compact(
     return size >= min_bytes and size >= growth * compacted_size
 
 
-def _write_all(fd: int, data: bytes) -> None:
+disk_write = os.write
+disk_datasync = os.fdatasync
+
+
+def write_failed(what: str, path: str, exc: OSError) -> JobQueueWriteError:
+    """HTCondor's words for a failed write: `write to <path> failed, errno = 28 (...)`."""
+    code = exc.errno or errno.EIO
+    reason = exc.strerror or os.strerror(code)
+    return JobQueueWriteError(f"{what} {path} failed, errno = {code} ({reason})", path, code)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` through `disk_write`; OSError if the disk takes less."""
     view = memoryview(data)
     while view:
-        written = os.write(fd, view)
+        written = disk_write(fd, view)
+        if written <= 0:  # a regular file never does this; a broken disk might
+            raise OSError(errno.EIO, "short write: the disk took no more bytes")
         view = view[written:]
 
 
@@ -94,14 +123,19 @@ def write_log_file(path: str | os.PathLike[str], state: QueueState, sequence_num
     temp = f"{target}.tmp"
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    except OSError as exc:
+        raise write_failed("write to", temp, exc) from None
+    try:
         try:
-            _write_all(fd, data)
-            os.fsync(fd)
+            write_all(fd, data)
+            disk_datasync(fd)
         finally:
             os.close(fd)
         os.replace(temp, target)
     except OSError as exc:
-        raise JobQueueLogError(f"cannot rewrite {target}: {exc.strerror}") from None
+        with contextlib.suppress(OSError):
+            os.unlink(temp)  # a half-written copy would only take the space a retry needs
+        raise write_failed("write to", temp, exc) from None
     _fsync_directory(target)
     return len(data)
 
@@ -210,14 +244,17 @@ class JobQueueLog:
         """
         batch = tuple(ops)
         state = self.state
-        fd = self._require_fd()
-        if self._broken:
-            raise JobQueueLogError(f"{self.path}: an earlier write failed; compact or reopen")
+        if not self._broken:
+            self._require_fd()
         if not batch:
             return
         for op in batch:
             check_op(op)
         self._check_keys(state, batch)
+        if self._broken:
+            # an earlier transaction was rolled back: rewrite the log before appending
+            self.compact()
+        fd = self._require_fd()
         text = "".join(
             [
                 format_record(BeginTransaction()),
@@ -226,13 +263,15 @@ class JobQueueLog:
             ]
         )
         data = text.encode(ENCODING, ERRORS)
+        what = "write to"
         try:
-            _write_all(fd, data)
+            write_all(fd, data)
             if self.durable if durable is None else durable:
-                os.fdatasync(fd)
+                what = "fdatasync of"
+                disk_datasync(fd)
         except OSError as exc:
-            self._broken = True
-            raise JobQueueLogError(f"cannot write {self.path}: {exc.strerror}") from None
+            self._roll_back(fd)
+            raise write_failed(what, self.path, exc) from None
         self._size += len(data)
         for op in batch:
             state.apply(op)
@@ -240,17 +279,26 @@ class JobQueueLog:
     def compact(self) -> None:
         """Rewrite the log as its current state, with the next sequence number."""
         state = self.state
-        self.close()
         if self.max_historical_logs > 0 and os.path.exists(self.path):
             self._save_historical(state.sequence_number)
         sequence_number = state.sequence_number + 1
+        # the old log stays open (and in use) until the new one has replaced it
         size = write_log_file(self.path, state, sequence_number)
+        self.close()
         state.sequence_number = sequence_number
         self._size = self._compacted_size = size
         self._broken = False
         self._open_for_append()
 
     # -- helpers
+
+    def _roll_back(self, fd: int) -> None:
+        """Cut what a failed commit wrote; the next commit compacts first (see module)."""
+        self._broken = True
+        with contextlib.suppress(OSError):
+            # Should this fail too, the replay after a crash still drops a torn tail;
+            # the compaction the next commit makes rewrites the log from the state.
+            os.ftruncate(fd, self._size)
 
     def _require_fd(self) -> int:
         if self._fd is None:
@@ -261,7 +309,8 @@ class JobQueueLog:
         try:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         except OSError as exc:
-            raise JobQueueLogError(f"cannot open {self.path}: {exc.strerror}") from None
+            self._broken = True  # open or not, the next commit rewrites it first
+            raise write_failed("open of", self.path, exc) from None
 
     def _save_historical(self, sequence_number: int) -> None:
         kept = f"{self.path}.{sequence_number}"
@@ -273,7 +322,7 @@ class JobQueueLog:
             except OSError:
                 shutil.copyfile(self.path, kept)
         except OSError as exc:
-            raise JobQueueLogError(f"cannot save {kept}: {exc.strerror}") from None
+            raise write_failed("save of", kept, exc) from None
         with contextlib.suppress(OSError):
             os.unlink(f"{self.path}.{sequence_number - self.max_historical_logs}")
 

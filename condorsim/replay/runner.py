@@ -151,7 +151,8 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
             if isinstance(clock, VirtualClock):
                 assert participant is not None
                 coordinator = ReplayCoordinator(now=scenario.start, limit=stop_at)
-                host = ReplayHost(coordinator, clock, participant, local_name="replay")
+                host = ReplayHost(coordinator, clock, participant, local_name="replay",
+                                  log=log, key=security.key)
                 coordinator_address = await nursery.start(
                     lambda task_status: host.run(network, task_status=task_status))
             master_mod = importlib.import_module("daemons.master.master")

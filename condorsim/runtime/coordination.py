@@ -16,10 +16,17 @@ them itself), written with a plain non-blocking ``send`` from wherever the decis
 refuses part of a write does a task flush the rest. Coordination messages are not pool
 messages: they are neither counted nor traced.
 
+A pool with a key (every pool condorsim starts) authenticates the link as it does daemon
+connections (docs/security.md): HELLO carries the proof a daemon's SIM_HELLO does
+(:func:`condorsim.security.poolkey.proof`, made for the coordinator's address), and a host
+given the key closes, and logs, a link whose HELLO does not prove it -- before the name in
+it counts for anything, so a process without the key can neither join nor push out a
+daemon's link under its name.
+
 =========  ======================  ==================================================
 message    direction               fields
 =========  ======================  ==================================================
-HELLO      participant -> coord.   name, pid
+HELLO      participant -> coord.   name, pid, proof -- the proof of the pool key (below)
 RUN        coord. -> participant   now, eoi -- move to now, run end-of-instant work if
                                    eoi, thaw, report once idle
 REPORT     participant -> coord.   sent, received, next_deadline (or nil), eoi_pending
@@ -39,6 +46,8 @@ from typing import Any
 
 import msgpack
 import trio
+
+from condorsim.security.poolkey import ProofChecker, proof
 
 from .clock import VirtualClock
 from .coordinator import Action, Advance, Coordinator, Finished, Run
@@ -148,6 +157,8 @@ class CoordinatorHost:
     local: Participant
     local_name: str = "master"
     log: object = None
+    key: bytes | None = None
+    """The pool key a participant must prove it holds (None: any process may join)."""
     finished: trio.Event = field(default_factory=trio.Event)
     finish_reason: str = ""
     _links: dict[str, _Link] = field(default_factory=dict)
@@ -155,6 +166,7 @@ class CoordinatorHost:
     _local_polling: bool = False
     _heard: int = 0  # inputs to the coordinator so far
     _heard_at_last_look: int = -1
+    _checker: ProofChecker | None = None
 
     async def run(self, network: Network, *, task_status: trio.TaskStatus[str]) -> None:
         """Listen for participants and coordinate until cancelled.
@@ -168,6 +180,8 @@ class CoordinatorHost:
             listener.listen(128)
             listener.setblocking(False)
             address = sinful(host, listener.getsockname()[1])
+            if self.key is not None:
+                self._checker = ProofChecker(self.key, address)
             self.coordinator.local = self.local_name
             self.local.on_hold = self._local_hold
             async with trio.open_nursery() as nursery:
@@ -198,6 +212,7 @@ class CoordinatorHost:
                     hello = batch[0]
                     if hello[0] != HELLO or len(hello) < 2 or not isinstance(hello[1], str):
                         raise LinkClosed(f"expected HELLO, got {hello!r}")
+                    self._authenticate(hello)
                     name = hello[1]
                     old = self._links.pop(name, None)
                     if old is not None:  # a restarted process said hello before its EOF came
@@ -218,6 +233,19 @@ class CoordinatorHost:
             if name is not None and self._links.get(name) is link:
                 del self._links[name]
                 self._apply(self.coordinator.leave(name))
+
+    def _authenticate(self, hello: tuple[Any, ...]) -> None:
+        """Refuse (LinkClosed, logged) a HELLO that does not prove the pool key."""
+        if self._checker is None:
+            return
+        answer = hello[3] if len(hello) > 3 else None
+        why = self._checker.check(hello[1], answer) if isinstance(answer, str) and answer \
+            else "the process did not prove the pool key"
+        if why:
+            warn = getattr(self.log, "warning", None)
+            if warn is not None:
+                warn("clock_link_refused", peer=hello[1], reason=why)
+            raise LinkClosed(f"clock link of {hello[1]!r} refused: {why}")
 
     def _take(self, name: str, msg: tuple[Any, ...]) -> None:
         op = msg[0]
@@ -311,9 +339,11 @@ async def _set_when_cancelled(stop: threading.Event) -> None:
 
 
 async def run_participant_link(
-    network: Network, address: str, name: str, participant: Participant, clock: VirtualClock
+    network: Network, address: str, name: str, participant: Participant, clock: VirtualClock,
+    key: bytes | None = None,
 ) -> None:
-    """This process's side of virtual time: runs until the coordinator goes away."""
+    """This process's side of virtual time: runs until the coordinator goes away (or
+    refuses the link). ``key``: the pool key, proven in HELLO."""
     host, port = parse_sinful(address)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
@@ -322,7 +352,7 @@ async def run_participant_link(
         sock.close()
         return
     link = _Link(sock)
-    link.send((HELLO, name, os.getpid()))
+    link.send((HELLO, name, os.getpid(), proof(key, address, name) if key is not None else ""))
     participant.on_hold = lambda: link.send((HOLD,))
     try:
         async with trio.open_nursery() as nursery:

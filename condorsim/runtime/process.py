@@ -109,7 +109,7 @@ def daemon_main(
             if isinstance(clock, VirtualClock):
                 nursery.start_soon(
                     _link_then_stop, network, args.coordinator, name, participant, clock,
-                    nursery.cancel_scope,
+                    nursery.cancel_scope, security.key,
                 )
             address = await nursery.start(_run_then_stop, daemon, ctx, nursery.cancel_scope)
             log.info("daemon_started", address=address, pid=os.getpid())
@@ -165,9 +165,9 @@ async def _run_then_stop(
 
 async def _link_then_stop(
     network: TcpNetwork, address: str, name: str, participant: Participant,
-    clock: VirtualClock, scope: trio.CancelScope,
+    clock: VirtualClock, scope: trio.CancelScope, key: bytes | None,
 ) -> None:
-    await run_participant_link(network, address, name, participant, clock)
+    await run_participant_link(network, address, name, participant, clock, key)
     scope.cancel()
 
 

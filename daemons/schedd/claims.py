@@ -34,7 +34,7 @@ from .autocluster import priority_key
 from .host import ScheddHost
 from .queue import JobQueue, _int
 from .running import mark_running, shadow_exited
-from .store import JobId, job_str
+from .store import JobId, QueueWriteError, job_str
 
 
 @dataclass
@@ -126,6 +126,12 @@ class ClaimKeeper:
         try:
             mark_running(q, job, claim_id=claim.claim_id, slot_ad=claim.slot_ad,
                          startd_addr=claim.startd_addr, now=now)
+        except QueueWriteError as e:
+            # job_queue.log refused the change: the job stays idle, the claim goes back
+            self.ctx.log.error("job_not_started", job=job_str(job), error=str(e))
+            claim.closing = True
+            self._offer(claim)
+            return
         finally:
             self.pending.discard(job)
         claim.job = job
@@ -180,7 +186,14 @@ class ClaimKeeper:
             self.ctx.log.info("stale_shadow_exit", job=job_str(job), code=exit_code)
             return
         claim = self.claim_of(job)
-        outcome = shadow_exited(q, job, exit_code, final, now, self.schedd.tz)
+        try:
+            outcome = shadow_exited(q, job, exit_code, final, now, self.schedd.tz)
+        except QueueWriteError:
+            # part of it may be in job_queue.log already: the shadow is told FAILED and
+            # sends its exit again, which must find the job still its (each step repeats
+            # harmlessly)
+            q.has_shadow.add(job)
+            raise
         self.ctx.log.info("shadow_exited", job=job_str(job), code=exit_code, outcome=outcome)
         self.qedits.pop(job, None)
         self.schedd.poke()

@@ -16,12 +16,16 @@ A bad request is answered with FAILED and logged; the schedd carries on.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import trio
 
 from condorsim.classad import ClassAd, ClassAdError
+from condorsim.config import ConfigError
 from condorsim.crontab import needs_crontab
+from condorsim.jobqueue import JobQueueWriteError
 from condorsim.jobs.codes import JobStatus, Universe
 from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid, managed_externally
 from condorsim.runtime.daemon import DaemonContext
@@ -87,15 +91,19 @@ class Schedd:
         self.queue.attr_rules = attr_rules(cfg)
         self.queue.on_secure_ignored = lambda attr, user: ctx.log.warning(
             "secure_attribute_ignored", attr=attr, user=user)
+        self.queue.store.on_write_error = self._queue_write_failed
         try:
             self.queue.open(now)
+            for w in self.queue.store.warnings:
+                ctx.log.warning("job_queue_warning", warning=w)
+            recovery = recover_after_restart(self.queue, now)
         except ScheddError as e:
-            ctx.log.error("job_queue_unreadable", error=str(e))
-            raise
-        for w in self.queue.store.warnings:
-            ctx.log.warning("job_queue_warning", warning=w)
+            # HTCondor's schedd EXCEPTs here; this one says why in one line (stderr, which
+            # the master and `condorsim up` quote) and exits 2, as for a knob it cannot use
+            ctx.log.error("job_queue_unusable", spool=str(spool), error=str(e))
+            self.queue.store.close()
+            raise ConfigError(f"SPOOL = {spool}: {e}") from None
         self._load_transforms()
-        recovery = recover_after_restart(self.queue, now)
         for job in recovery.requeued:
             ctx.log.info("job_requeued_after_restart", job=job_str(job))
         self._refresh_schedd_interval()
@@ -173,9 +181,10 @@ class Schedd:
             if now >= due:
                 self.queue.changed = False
                 last = now
-                self._cron_all(int(now))
-                self.start_local_jobs(int(now))
-                self.grid.check()
+                with self.queue_write_guard("schedd_update"):
+                    self._cron_all(int(now))
+                    self.start_local_jobs(int(now))
+                    self.grid.check()
                 await self._send_ads()
                 if self._reschedule_pending:
                     self._reschedule_pending = False
@@ -192,7 +201,8 @@ class Schedd:
             return
         while True:
             await trio.sleep(interval)
-            self.periodic_policy(int(trio.current_time()))
+            with self.queue_write_guard("periodic_policy"):
+                self.periodic_policy(int(trio.current_time()))
 
     def periodic_policy(self, now: int) -> None:
         """Run PeriodicHold/Remove/Release over the jobs without a shadow."""
@@ -291,7 +301,10 @@ class Schedd:
         self.ctx.at_end_of_instant((now, "schedd local jobs"), self._start_local_now)
 
     def _start_local_now(self) -> None:
-        now = int(trio.current_time())
+        with self.queue_write_guard("start_local_jobs"):
+            self._start_local(int(trio.current_time()))
+
+    def _start_local(self, now: int) -> None:
         if not self.local.has_idle():
             # nothing to start: the schedd ad need not be built (its owner counts move on
             # as building it would move them)
@@ -303,7 +316,7 @@ class Schedd:
             run = self.local.start(job, now)
             self.ctx.log.info("local_job_started", job=job_str(job), universe=run.universe)
             self._local_wake[job] = trio.Event()
-            self.nursery.start_soon(self._run_local, job)
+            self.start_task(self._run_local, job)
         self.poke()
 
     async def _run_local(self, job: JobId) -> None:
@@ -613,4 +626,28 @@ class Schedd:
     # -- used by the claims
 
     def start_task(self, fn: Any, *args: Any) -> None:
-        self.nursery.start_soon(fn, *args)
+        self.nursery.start_soon(self._guarded, fn, *args)
+
+    # -- job_queue.log write failures: loud, and never the schedd's death
+
+    def _queue_write_failed(self, e: JobQueueWriteError) -> None:
+        """Every write the disk refused, in SchedLog (HTCondor: `write to <file> failed,
+        errno = N`, then an EXCEPT; here the change is refused and the schedd goes on)."""
+        self.ctx.log.error("job_queue_write_failed", file=e.path, errno=e.errno,
+                           error=str(e))
+
+    async def _guarded(self, fn: Any, *args: Any) -> None:
+        """A task of the schedd's: a change it cannot make durable (or make at all) ends
+        the task, not the schedd (the queue stays as job_queue.log says; the peer asks
+        again or times out)."""
+        with self.queue_write_guard(getattr(fn, "__name__", "task")):
+            await fn(*args)
+
+    @contextmanager
+    def queue_write_guard(self, what: str) -> Iterator[None]:
+        """Around work no peer waits on (timers, tasks): a change that could not be
+        written is logged and dropped there; the next occasion tries again."""
+        try:
+            yield
+        except ScheddError as e:  # QueueWriteError, or a change the log refused outright
+            self.ctx.log.error("job_queue_change_dropped", during=what, error=str(e))

@@ -10,10 +10,13 @@ the banners and gives the ads newest first, as condor_history does.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, parse_expr
+from condorsim.jobqueue import writer
+from condorsim.jobqueue.writer import write_all, write_failed
 
 from .store import ScheddError
 
@@ -23,21 +26,43 @@ def _int(ad: ClassAd, name: str, default: int) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else default
 
 
-def append_history(path: Path, ad: ClassAd) -> None:
-    """Append one job ad and its banner to the history file at ``path``."""
+def append_history(path: Path, ad: ClassAd) -> int:
+    """Append one job ad and its banner to the history file at ``path``, durably, in one
+    write; return the offset it starts at (for :func:`unappend_history`).
+
+    A write the disk refuses raises JobQueueWriteError (naming the file and the errno)
+    after cutting what it wrote, so no torn record is left for the next one to follow."""
     owner = ad.evaluate("Owner")
     banner = (
         f"ClusterId = {_int(ad, 'ClusterId', -1)} ProcId = {_int(ad, 'ProcId', -1)} "
         f'Owner = "{owner if isinstance(owner, str) else "?"}" '
         f"CompletionDate = {_int(ad, 'CompletionDate', -1)}\n"
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as fh:
-        offset = fh.tell()
-        fh.write(ad.to_long())
-        fh.write(f"*** Offset = {offset} {banner}")
-        fh.flush()
-        os.fsync(fh.fileno())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise write_failed("open of", str(path), e) from None
+    try:
+        offset = os.fstat(fd).st_size
+        data = f"{ad.to_long()}*** Offset = {offset} {banner}".encode()
+        try:
+            write_all(fd, data)
+            writer.disk_datasync(fd)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, offset)
+            raise write_failed("write to", str(path), e) from None
+    finally:
+        os.close(fd)
+    return offset
+
+
+def unappend_history(path: Path, offset: int) -> None:
+    """Cut the record :func:`append_history` wrote at ``offset`` (its job did not leave
+    the queue after all, and will be written again when it does)."""
+    with contextlib.suppress(OSError):
+        os.truncate(path, offset)
 
 
 def read_history(

@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, ExprTree, parse_expr
+from condorsim.jobqueue import JobQueueWriteError
 from condorsim.jobs.codes import HOLD_REASON_NAMES, HoldCode, JobStatus
 from condorsim.jobs.managed import gridmanager_owns, managed_externally
 from condorsim.submit import Submit, SubmitError
 from condorsim.transform import FAILED_TRANSFORM, JobTransforms
 
-from .history import append_history, project
-from .store import JobId, JobStore, ScheddError, job_str
+from .history import append_history, project, unappend_history
+from .store import JobId, JobStore, QueueWriteError, ScheddError, job_str
 from .userlog import UserLogs
 
 PROTECTED_ATTRS = frozenset(
@@ -348,8 +349,20 @@ class JobQueue:
                 self.store.change(job, {"JobFinishedHookDone": now})
                 self.changed = True
             return
-        append_history(self.history_path, ad)
-        self.store.destroy(job)
+        # The history record and the job's leaving are one step: a record whose job could
+        # not leave is cut again (the job leaves, and is recorded, on a later try), and a job
+        # whose record could not be written stays in the queue (HTCondor destroys it anyway
+        # and loses the record).
+        try:
+            offset = append_history(self.history_path, ad)
+        except JobQueueWriteError as e:
+            self.store.report_write_error(e)
+            raise QueueWriteError(f"job {job_str(job)} stays in the queue: {e}") from None
+        try:
+            self.store.destroy(job)
+        except QueueWriteError:
+            unappend_history(self.history_path, offset)
+            raise
         self.has_shadow.discard(job)
         self.cron_cache.discard(job)
         self.changed = True
@@ -366,7 +379,10 @@ class JobQueue:
         jobs, errors = self.select(ids, constraint, now)
         out = Outcome(errors=errors)
         for job in jobs:
-            error = self._act_one(action, job, reason, user, now, out)
+            try:
+                error = self._act_one(action, job, reason, user, now, out)
+            except QueueWriteError as e:  # this job is left as it was; the tool is told
+                error = f"Job {job_str(job)}: {e}"
             if error:
                 out.errors.append(error)
             else:
@@ -439,7 +455,11 @@ class JobQueue:
                     self.on_secure_ignored(attr, user)
                 out.done.append(job_str(job))
                 continue
-            self.store.change(job, {attr: tree})
+            try:
+                self.store.change(job, {attr: tree})
+            except QueueWriteError as e:  # this job keeps its value; the tool is told
+                out.errors.append(f"Job {job_str(job)}: {e}")
+                continue
             self.changed = True
             out.done.append(job_str(job))
             if job in self.has_shadow:

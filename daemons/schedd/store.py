@@ -13,7 +13,7 @@ at start-up. No sockets, no clock: callers pass ``now``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from condorsim.jobqueue import (
     DestroyAd,
     JobQueueLog,
     JobQueueLogError,
+    JobQueueWriteError,
     NewAd,
     Op,
     SetAttr,
@@ -38,6 +39,11 @@ JobId = tuple[int, int]
 
 class ScheddError(Exception):
     """A request the schedd refuses; the message is for the user."""
+
+
+class QueueWriteError(ScheddError):
+    """job_queue.log could not be written: the change was not made (nothing of it is in
+    the log or in memory). The schedd refuses the request that asked for it."""
 
 
 def job_str(job: JobId) -> str:
@@ -62,6 +68,8 @@ class JobStore:
         self.jobs: dict[JobId, ClassAd] = {}
         self.next_cluster = 1
         self.warnings: list[str] = []
+        self.on_write_error: Callable[[JobQueueWriteError], None] | None = None
+        """Told of every write to job_queue.log the disk refused (the schedd logs it)."""
         self.version = 0
         """Counts the changes made through this store (a commit or a transient change):
         what a cache of a view of the queue is keyed on."""
@@ -69,10 +77,20 @@ class JobStore:
     # -- life cycle
 
     def open(self, now: int) -> None:
-        """Replay job_queue.log (a missing log is a new, empty queue)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Replay job_queue.log (a missing log is a new, empty queue).
+
+        Raises QueueWriteError for a spool directory the schedd cannot write (naming it),
+        ScheddError for a log it cannot read."""
+        spool = self.path.parent
+        try:
+            spool.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise QueueWriteError(f"cannot create the spool directory {spool}: "
+                                  f"errno = {e.errno} ({e.strerror})") from None
         try:
             state = self.log.open(now)
+        except JobQueueWriteError as e:
+            raise QueueWriteError(f"cannot write in the spool directory {spool}: {e}") from None
         except JobQueueLogError as e:
             raise ScheddError(f"cannot load the job queue: {e}") from None
         self.warnings = list(self.log.warnings)
@@ -105,10 +123,21 @@ class JobStore:
         self.version += 1
         try:
             self.log.commit(ops)
+        except JobQueueWriteError as e:
+            self.report_write_error(e)
+            raise QueueWriteError(f"cannot write the job queue: {e}") from None
         except JobQueueLogError as e:
             raise ScheddError(f"cannot write the job queue: {e}") from None
         if self.log.should_compact():
-            self.log.compact()
+            try:
+                self.log.compact()
+            except JobQueueWriteError as e:  # the old log stays in use; it grows on
+                self.report_write_error(e)
+
+    def report_write_error(self, e: JobQueueWriteError) -> None:
+        """Tell `on_write_error` of a write the disk refused (here or beside the log)."""
+        if self.on_write_error is not None:
+            self.on_write_error(e)
 
     # -- reading
 

@@ -32,8 +32,10 @@ class UserLogs:
         try:
             fn(EventLogWriter(path, tz=self.tz))
         except EventLogError as e:
+            # HTCondor's schedd logs "Unable to log ULOG_SUBMIT event for job 1.0" and goes on
             if self.on_error is not None:
-                self.on_error(str(e))
+                c, p = self._id(ad)
+                self.on_error(f"Unable to log an event for job {c}.{p}: {e}")
 
     @staticmethod
     def _id(ad: ClassAd) -> tuple[int, int]:
