@@ -24,10 +24,12 @@ from ._errors import ScenarioError
 from ._fields import Entry, FileContext, did_you_mean
 from ._files import check_files, file_label, parse_file
 from ._jobs import check_submits
+from ._limits import MAX_SIM_SLOTS, MAX_SIM_START, limit_text
 from ._locate import Locator
 from ._model import QUIET, Scenario, TimelineEntry
 from ._routing import check_knob_values, check_routing
 from ._sections import (
+    at_text,
     entry_label,
     parse_action,
     parse_expect,
@@ -97,6 +99,7 @@ def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".
         source=source,
         base_dir=base_dir,
     )
+    _check_total_slots(ctx, scenario)
     _check_unique_names(ctx, scenario)
     check_files(ctx, scenario.files)
     _check_moments(ctx, scenario)
@@ -178,6 +181,9 @@ def _read_header(ctx: FileContext, table: dict[str, Any]) -> dict[str, Any]:
             entry.fail("start", "expected a datetime with an offset (start = "
                                 f"2026-01-01T09:30:00Z) or epoch seconds, found "
                                 f"{type_name(raw)}")
+        if start >= MAX_SIM_START:
+            entry.fail("start", f"{at_text(raw)} is not before 9000-01-01T00:00:00Z, the "
+                                "simulator's limit (MAX_SIM_START)")
     timezone = entry.string("timezone", "UTC")
     assert timezone is not None
     try:
@@ -232,6 +238,19 @@ def _read_config(ctx: FileContext, table: dict[str, Any],
         if not config_file.is_file():
             entry.fail("config_file", f"no such file: {config_file}")
     return read_config_table(entry, knobs), config_file
+
+
+def _check_total_slots(ctx: FileContext, scenario: Scenario) -> None:
+    """Refuse machines whose slots add up to more than MAX_SIM_SLOTS (each entry alone was
+    checked as it was read), naming the entry that passes it."""
+    total = 0
+    for machine in scenario.machines:
+        total += machine.count * machine.slots
+        if total > MAX_SIM_SLOTS:
+            raise ctx.error(limit_text("slots of [[machine]] #1 to #" + str(machine.index),
+                                       total, MAX_SIM_SLOTS, "slots", "MAX_SIM_SLOTS"),
+                            section="machine", index=machine.index, key="count",
+                            where=machine.label, field="count")
 
 
 def _check_unique_names(ctx: FileContext, scenario: Scenario) -> None:

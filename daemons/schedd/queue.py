@@ -24,7 +24,7 @@ from typing import Any
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, ExprTree, parse_expr
 from condorsim.jobs.codes import HOLD_REASON_NAMES, HoldCode, JobStatus
 from condorsim.jobs.managed import gridmanager_owns, managed_externally
-from condorsim.submit import Submit, SubmitError
+from condorsim.submit import Submit, SubmitError, submission_limits
 from condorsim.transform import FAILED_TRANSFORM, JobTransforms
 
 from .history import append_history, project
@@ -246,7 +246,9 @@ class JobQueue:
             ads = list(Submit(text, source=source or "<submit>", submit_file=submit_file,
                               iwd=iwd or None, config=self.submit_config).jobs(
                 count=0, clusterid=cluster, qdate=now, owner=owner, iwd=iwd or None,
-                submit_method=0))
+                submit_method=0,
+                # MAX_JOBS_PER_SUBMISSION, MAX_JOBS_SUBMITTED: refused before being built
+                limits=submission_limits(self.submit_config, len(self.jobs))))
         except SubmitError as e:
             raise ScheddError(str(e)) from None
         if not ads:
