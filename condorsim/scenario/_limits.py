@@ -21,6 +21,9 @@ line and field, before anything starts. They are generous: issue 16's largest wo
   minute is half a million cycles a year); beyond it, times soon leave the calendar.
 * ``MAX_SIM_START`` -- ``start`` before 9000-01-01T00:00:00Z, so that every moment of a run
   (start + max) is a date the logs can print (Python's calendar ends with 9999).
+* ``MAX_SIM_SPEED`` -- a wall clock's ``speed`` of at most 1,000,000 simulated seconds a
+  real second (more reaches the end of the calendar within hours); ``MAX_SIM_SEED`` -- a
+  ``seed`` that fits a 64-bit integer, as the knobs that carry it to the daemons must.
 * ``MAX_SIM_MACHINE_CPUS`` 100,000 cpus, ``MAX_SIM_MACHINE_MEMORY`` 1 PiB (1,073,741,824
   MB) and ``MAX_SIM_MACHINE_DISK`` 1 EiB (2**50 KB) per machine: far above any real
   machine, and inside the integers a ClassAd and the wire carry.
@@ -35,10 +38,12 @@ from condorsim.submit import MAX_SIM_JOBS
 
 from ._times import MAX_SIM_DURATION
 
-__all__ = ["MACHINE_LIMITS", "MAX_SIM_DURATION", "MAX_SIM_JOBS", "MAX_SIM_SLOTS",
-           "MAX_SIM_START", "limit_text"]
+__all__ = ["MACHINE_LIMITS", "MAX_SIM_DURATION", "MAX_SIM_JOBS", "MAX_SIM_SEED",
+           "MAX_SIM_SLOTS", "MAX_SIM_SPEED", "MAX_SIM_START", "limit_text"]
 
 MAX_SIM_SLOTS: Final = 100_000
+MAX_SIM_SPEED: Final = 1_000_000.0
+MAX_SIM_SEED: Final = 2**63 - 1
 MAX_SIM_START: Final = int(_dt.datetime(9000, 1, 1, tzinfo=_dt.UTC).timestamp())
 MACHINE_LIMITS: Final = {
     "cpus": (100_000, "cpus", "MAX_SIM_MACHINE_CPUS"),

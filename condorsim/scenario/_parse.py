@@ -24,7 +24,13 @@ from ._errors import ScenarioError
 from ._fields import Entry, FileContext, did_you_mean
 from ._files import check_files, file_label, parse_file
 from ._jobs import check_submits
-from ._limits import MAX_SIM_SLOTS, MAX_SIM_START, limit_text
+from ._limits import (
+    MAX_SIM_SEED,
+    MAX_SIM_SLOTS,
+    MAX_SIM_SPEED,
+    MAX_SIM_START,
+    limit_text,
+)
 from ._locate import Locator
 from ._model import QUIET, Scenario, TimelineEntry
 from ._routing import check_knob_values, check_routing
@@ -113,7 +119,16 @@ def load_toml(text: str, source: str) -> dict[str, Any]:
     """The TOML document ``text``; its syntax errors as a ScenarioError with the line."""
     try:
         return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
+    except RecursionError:
+        raise ScenarioError("not valid TOML: arrays or tables nested too deeply",
+                            source=source) from None
+    except ValueError as err:
+        if not isinstance(err, tomllib.TOMLDecodeError):  # int(): more than 4300 digits
+            long = re.search(r"[0-9_]{4300,}", text)
+            raise ScenarioError("not valid TOML: a number of more than 4300 digits",
+                                source=source,
+                                line=text.count("\n", 0, long.start()) + 1 if long else 0,
+                                ) from None
         message = str(err)
         found = _TOML_POSITION.search(message)
         if found is None:
@@ -210,6 +225,13 @@ def _read_header(ctx: FileContext, table: dict[str, Any]) -> dict[str, Any]:
     speed = entry.number("speed", 1.0, low=0.0, high=None)
     if speed <= 0:
         entry.fail("speed", f"must be more than 0, not {entry.raw('speed')}")
+    if speed > MAX_SIM_SPEED:
+        entry.fail("speed", f"{entry.raw('speed')} exceeds the limit of 1,000,000 simulated "
+                            "seconds a second (MAX_SIM_SPEED)")
+    seed = entry.integer("seed", 1, minimum=0)
+    if seed > MAX_SIM_SEED:
+        entry.fail("seed", limit_text("seed", seed, MAX_SIM_SEED, "(a 64-bit integer)",
+                                      "MAX_SIM_SEED"))
     return {
         "name": entry.string("name"),
         "description": entry.string("description", "", empty=True),
@@ -217,7 +239,7 @@ def _read_header(ctx: FileContext, table: dict[str, Any]) -> dict[str, Any]:
         "timezone": timezone,
         "until": until,
         "max": max_,
-        "seed": entry.integer("seed", 1, minimum=0),
+        "seed": seed,
         "clock": clock,
         "speed": speed,
     }
