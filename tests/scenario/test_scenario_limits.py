@@ -119,3 +119,19 @@ def test_issue_16_p2_workload_is_allowed_at_load() -> None:
     assert time.monotonic() - began < 20.0
     assert sum(m.count * m.slots for m in scenario.machines) == 10000
     assert len(scenario.machines[0].machine_names()) == 500
+
+
+def test_a_sweep_of_too_many_variants_is_refused_before_they_are_made(tmp_path: Path) -> None:
+    """Ten axes of ten values are 10**10 variants: counted, not made (MAX_VARIANTS)."""
+    from condorsim.sweep import SweepError, load_sweep
+
+    (tmp_path / "base.toml").write_text(H + "\n[config]\n" + "".join(
+        f"K{n} = 0\n" for n in range(10)))
+    axes = "".join(f'[[axis]]\nknob = "K{n}"\nvalues = {list(range(10))}\n' for n in range(10))
+    (tmp_path / "sweep.toml").write_text('[sweep]\nscenario = "base.toml"\n' + axes)
+    began = time.monotonic()
+    with pytest.raises(SweepError) as caught:
+        load_sweep(tmp_path / "sweep.toml")
+    assert time.monotonic() - began < 2.0
+    assert "10,000,000,000 variants is more than 10,000, the limit (MAX_VARIANTS)" in \
+        str(caught.value)
