@@ -28,7 +28,9 @@ GIB = 1024 * 1024  # in KiB
 
 
 def scenario_text(machines: int, jobs: int, seed: int = 1) -> str:
-    """A pool of ``machines`` x 20 slots and ``jobs`` ten-hour jobs."""
+    """A pool of ``machines`` x 20 slots and ``jobs`` ten-hour jobs (in one submission: past
+    HTCondor's default MAX_JOBS_PER_SUBMISSION of 20000 the scenario raises it)."""
+    config = f"\n[config]\nMAX_JOBS_PER_SUBMISSION = {jobs}\n" if jobs > 20000 else ""
     return f'''
 [scenario]
 name = "bench: {machines * SLOTS_PER_MACHINE} slots, {jobs} running jobs"
@@ -36,7 +38,7 @@ start = 2026-01-05T00:00:00Z
 until = "{RUNNING_BY}"
 max = "1d"
 seed = {seed}
-
+{config}
 [[machine]]
 name = "exec"
 count = {machines}

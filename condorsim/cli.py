@@ -167,19 +167,19 @@ def _report(argv: list[str]) -> int:
 # -- the pool's life ----------------------------------------------------------------------------
 def _up(argv: list[str]) -> int:
     """condorsim up: start the local pool and return once it is ready."""
-    from condorsim.config import Config, ConfigError
+    from condorsim.config import Config
     from condorsim.tools.waiting import StartFailures, Waiting, awaited
-    from daemons.master.logic import DaemonListError, daemon_plan
+    from daemons.master.logic import daemon_plan
 
     home = poolmod.pool_home().resolve()
     config_path = poolmod.ensure_home(home)
-    try:
-        config = Config.load(config_path, subsystem="MASTER")
-        plan = daemon_plan(config.get_list("DAEMON_LIST"))
-        speed = config.get_float("SIM_SPEED", 1.0)
-    except (ConfigError, DaemonListError) as e:
-        print(f"condorsim up: {config_path}: {e}", file=sys.stderr)
+    problem = check_pool_config(config_path)
+    if problem is not None:
+        print(f"condorsim up: {problem}", file=sys.stderr)
         return 2
+    config = Config.load(config_path, subsystem="MASTER")
+    plan = daemon_plan(config.get_list("DAEMON_LIST"))
+    speed = config.get_float("SIM_SPEED", 1.0)
     pid = poolmod.master_pid(home)
     if pid is not None:
         print(f"condorsim up: a pool is already running at {home} (master pid {pid})")
@@ -246,6 +246,36 @@ def _up(argv: list[str]) -> int:
     if "job_router" in names:
         _say_route_errors(config_path, log_dir)
     return 0
+
+
+def check_pool_config(config_path: Path) -> str | None:
+    """What ``condorsim up`` refuses before it starts anything (exit 2), or None: a
+    configuration file that does not read, a DAEMON_LIST the master cannot start, or a knob
+    the knob table types as an integer, a number or a boolean whose value the daemons could
+    not read (they would refuse to start, one after the other). The message names the file
+    and the line."""
+    from condorsim.config import KNOBS, Config, ConfigError
+    from daemons.master.logic import DaemonListError, daemon_plan
+
+    try:
+        config = Config.load(config_path, subsystem="MASTER")
+        daemon_plan(config.get_list("DAEMON_LIST"))
+        config.get_float("SIM_SPEED", 1.0)
+        configs = {"MASTER": config}
+        for name in sorted(config.names()):
+            prefix, _, bare = name.rpartition(".")  # SCHEDD.SCHEDD_INTERVAL: as the schedd
+            knob = KNOBS.get(bare)
+            if knob is None or knob.type not in ("int", "float", "bool"):
+                continue
+            subsystem = prefix.upper() or "MASTER"
+            if subsystem not in configs:
+                configs[subsystem] = Config.load(config_path, subsystem=subsystem)
+            view = configs[subsystem]
+            {"int": view.get_int, "float": view.get_float, "bool": view.get_bool}[knob.type](bare)
+    except (ConfigError, DaemonListError) as e:
+        text = str(e)
+        return text if str(config_path) in text else f"{config_path}: {text}"
+    return None
 
 
 def _say_route_errors(config_path: Path, log_dir: Path) -> None:

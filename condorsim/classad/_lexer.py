@@ -229,7 +229,8 @@ class _Lexer:
         digits = word.lstrip("-")
         if hexnum or (len(digits) > 1 and digits[0] == "0"):
             raise self.error(start, f"malformed integer {word!r} (only decimal integers)")
-        number = int(word)
+        # out of range (and past Python's 4300-digit int() limit): 0, as below
+        number = int(word) if len(digits) <= 20 else 0
         if number < INT_MIN or number > INT_MAX:
             number = 0
         self.tokens.append(Token("int", number, start))

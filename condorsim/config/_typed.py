@@ -81,6 +81,8 @@ def _kind(value: Any) -> str:
 def parse_long(text: str) -> int:
     """An integer value: a literal, else an expression giving an int, real or boolean."""
     if _INT_LITERAL.fullmatch(text):
+        if len(text.strip(_WS).lstrip("+-")) > 20:  # int() refuses 4300 digits
+            raise InvalidValue("it does not fit in a 64-bit integer")
         result = int(text.strip(_WS))
     else:
         value = evaluate(text)

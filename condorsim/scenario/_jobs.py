@@ -12,20 +12,30 @@ ids in between (routed copies do: the replay runner's numbering is the real one)
 
 :func:`check_submits` builds every submit description that has no ``expect_error``
 with ``condorsim.submit`` (no pool involved), in an empty directory and environment,
-and refuses the scenario if condor_submit would refuse it. A submit with ``expect_error`` is not built here: that it is refused
+and refuses the scenario if condor_submit would refuse it -- a queue count over the
+schedd's MAX_JOBS_PER_SUBMISSION (``[config]``, default 20000) included -- or if all the
+submits together would queue more than MAX_SIM_JOBS (1,000,000) jobs; both before a
+queue statement's jobs are built. Only the first BUILT_AT_LOAD jobs of a submit are built. A submit with ``expect_error`` is not built here: that it is refused
 with that text is checked when the scenario runs.
 """
 
 from __future__ import annotations
 
+import itertools
 import tempfile
+from typing import Any, Final
 
-from condorsim.submit import Submit, SubmitError
+from condorsim.submit import MAX_SIM_JOBS, JobLimit, Submit, SubmitError, submission_limits
 
 from ._fields import FileContext
 from ._model import Scenario
 
-__all__ = ["check_submits", "expected_cluster_ids"]
+__all__ = ["BUILT_AT_LOAD", "check_submits", "expected_cluster_ids"]
+
+BUILT_AT_LOAD: Final = 1000
+"""The jobs of one submit built at load; the rest are counted (their queue statements and
+items read), not built: building 100,000 jobs would take minutes before the run starts.
+Jobs past the first thousand differ from them only in $(Process) and their item."""
 
 
 def expected_cluster_ids(scenario: Scenario) -> list[int]:
@@ -42,24 +52,33 @@ def check_submits(ctx: FileContext, scenario: Scenario) -> None:
     for the run's directory, with an empty environment (the host's must not change a
     scenario) and the knobs of ``[config]``.
     """
+    queued = 0
     with tempfile.TemporaryDirectory(prefix="condorsim-scenario-") as rundir:
         for submit, cluster in zip(scenario.submits, expected_cluster_ids(scenario),
                                    strict=True):
             if submit.expect_error is not None:
                 continue
             key = "file" if submit.file is not None else "text"
+            # MAX_JOBS_PER_SUBMISSION (MAX_JOBS_SUBMITTED depends on the queue of the moment)
+            per_submission = submission_limits(scenario.config)[0]
+            limits = [per_submission, JobLimit(
+                MAX_SIM_JOBS - queued, f"the scenario's [[submit]] entries would queue more "
+                                       f"than {MAX_SIM_JOBS:,} jobs in all, the simulator's "
+                                       "limit (MAX_SIM_JOBS)")]
             try:
                 description = Submit(submit.text, source=str(submit.file or key))
-                for _ in description.jobs(count=0, clusterid=cluster, qdate=submit.at,
-                                          owner=submit.owner, iwd=rundir, env={},
-                                          config=dict(scenario.config)):
+                args: dict[str, Any] = {"count": 0, "clusterid": cluster, "qdate": submit.at,
+                        "owner": submit.owner, "iwd": rundir, "env": {},
+                        "config": dict(scenario.config), "limits": limits}
+                queued += description.count_jobs(**args)
+                for _ in itertools.islice(description.jobs(**args), BUILT_AT_LOAD):
                     pass
             except SubmitError as err:
                 place = ""
                 if err.line:
                     place = f" ({submit.file.name}, line {err.line})" if submit.file else \
                         f" (line {err.line} of the description)"
-                message = err.message.replace(rundir, "<run directory>")
+                message = err.message.replace(rundir, "<run directory>").replace("\n", ": ")
                 raise ctx.error(f"condor_submit refuses it{place}: {message}",
                                 section="submit", index=submit.index, key=key,
                                 where=submit.label, field=key) from None

@@ -24,10 +24,18 @@ from ._errors import ScenarioError
 from ._fields import Entry, FileContext, did_you_mean
 from ._files import check_files, file_label, parse_file
 from ._jobs import check_submits
+from ._limits import (
+    MAX_SIM_SEED,
+    MAX_SIM_SLOTS,
+    MAX_SIM_SPEED,
+    MAX_SIM_START,
+    limit_text,
+)
 from ._locate import Locator
 from ._model import QUIET, Scenario, TimelineEntry
 from ._routing import check_knob_values, check_routing
 from ._sections import (
+    at_text,
     entry_label,
     parse_action,
     parse_expect,
@@ -97,6 +105,7 @@ def parse_scenario(text: str, source: str = "<string>", base_dir: Path = Path(".
         source=source,
         base_dir=base_dir,
     )
+    _check_total_slots(ctx, scenario)
     _check_unique_names(ctx, scenario)
     check_files(ctx, scenario.files)
     _check_moments(ctx, scenario)
@@ -110,7 +119,16 @@ def load_toml(text: str, source: str) -> dict[str, Any]:
     """The TOML document ``text``; its syntax errors as a ScenarioError with the line."""
     try:
         return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
+    except RecursionError:
+        raise ScenarioError("not valid TOML: arrays or tables nested too deeply",
+                            source=source) from None
+    except ValueError as err:
+        if not isinstance(err, tomllib.TOMLDecodeError):  # int(): more than 4300 digits
+            long = re.search(r"[0-9_]{4300,}", text)
+            raise ScenarioError("not valid TOML: a number of more than 4300 digits",
+                                source=source,
+                                line=text.count("\n", 0, long.start()) + 1 if long else 0,
+                                ) from None
         message = str(err)
         found = _TOML_POSITION.search(message)
         if found is None:
@@ -178,6 +196,9 @@ def _read_header(ctx: FileContext, table: dict[str, Any]) -> dict[str, Any]:
             entry.fail("start", "expected a datetime with an offset (start = "
                                 f"2026-01-01T09:30:00Z) or epoch seconds, found "
                                 f"{type_name(raw)}")
+        if start >= MAX_SIM_START:
+            entry.fail("start", f"{at_text(raw)} is not before 9000-01-01T00:00:00Z, the "
+                                "simulator's limit (MAX_SIM_START)")
     timezone = entry.string("timezone", "UTC")
     assert timezone is not None
     try:
@@ -204,6 +225,13 @@ def _read_header(ctx: FileContext, table: dict[str, Any]) -> dict[str, Any]:
     speed = entry.number("speed", 1.0, low=0.0, high=None)
     if speed <= 0:
         entry.fail("speed", f"must be more than 0, not {entry.raw('speed')}")
+    if speed > MAX_SIM_SPEED:
+        entry.fail("speed", f"{entry.raw('speed')} exceeds the limit of 1,000,000 simulated "
+                            "seconds a second (MAX_SIM_SPEED)")
+    seed = entry.integer("seed", 1, minimum=0)
+    if seed > MAX_SIM_SEED:
+        entry.fail("seed", limit_text("seed", seed, MAX_SIM_SEED, "(a 64-bit integer)",
+                                      "MAX_SIM_SEED"))
     return {
         "name": entry.string("name"),
         "description": entry.string("description", "", empty=True),
@@ -211,7 +239,7 @@ def _read_header(ctx: FileContext, table: dict[str, Any]) -> dict[str, Any]:
         "timezone": timezone,
         "until": until,
         "max": max_,
-        "seed": entry.integer("seed", 1, minimum=0),
+        "seed": seed,
         "clock": clock,
         "speed": speed,
     }
@@ -232,6 +260,19 @@ def _read_config(ctx: FileContext, table: dict[str, Any],
         if not config_file.is_file():
             entry.fail("config_file", f"no such file: {config_file}")
     return read_config_table(entry, knobs), config_file
+
+
+def _check_total_slots(ctx: FileContext, scenario: Scenario) -> None:
+    """Refuse machines whose slots add up to more than MAX_SIM_SLOTS (each entry alone was
+    checked as it was read), naming the entry that passes it."""
+    total = 0
+    for machine in scenario.machines:
+        total += machine.count * machine.slots
+        if total > MAX_SIM_SLOTS:
+            raise ctx.error(limit_text("slots of [[machine]] #1 to #" + str(machine.index),
+                                       total, MAX_SIM_SLOTS, "slots", "MAX_SIM_SLOTS"),
+                            section="machine", index=machine.index, key="count",
+                            where=machine.label, field="count")
 
 
 def _check_unique_names(ctx: FileContext, scenario: Scenario) -> None:

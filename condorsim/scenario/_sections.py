@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from ._errors import BadValue
 from ._fields import Entry, did_you_mean
+from ._limits import MACHINE_LIMITS, MAX_SIM_SLOTS, limit_text
 from ._messages import MESSAGE_FIELDS, parse_message_fields
 from ._model import ActionSpec, ExpectSpec, MachineSpec, SiteSpec, SubmitSpec
 from ._names import ACTIONS, AD_TYPES, DAEMONS, EVENT_NAMES
@@ -32,7 +33,7 @@ from ._values import (
     parse_job_id,
 )
 
-__all__ = ["entry_label", "parse_action", "parse_expect", "parse_machine", "parse_site",
+__all__ = ["at_text", "entry_label", "parse_action", "parse_expect", "parse_machine", "parse_site",
            "parse_submit", "read_config_table"]
 
 _MACHINE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
@@ -124,11 +125,19 @@ def parse_machine(entry: Entry) -> MachineSpec:
     if not _MACHINE_NAME.fullmatch(name):
         entry.fail("name", f"'{name}' is not a machine name (letters, digits, '_', '-', '.')")
     slots = entry.integer("slots", 1, minimum=1)
+    count = entry.integer("count", 1, minimum=1)
+    if count * slots > MAX_SIM_SLOTS:
+        entry.fail("count" if entry.has("count") else "slots",
+                   limit_text(f"machines x slots = {count:,} x {slots:,}", count * slots,
+                              MAX_SIM_SLOTS, "slots", "MAX_SIM_SLOTS"))
     for key in ("cpus", "memory", "disk"):
         amount = entry.raw(key)
         if type(amount) is int and 0 <= amount < slots:
             entry.fail(key, f"{amount} cannot be split over {slots} slots "
                             "(each slot needs at least 1)")
+        most, unit, limit = MACHINE_LIMITS[key]
+        if type(amount) is int and amount > most:
+            entry.fail(key, limit_text(key, amount, most, f"{unit} per machine", limit))
     attrs: dict[str, str] = {}
     if entry.has("attrs"):
         table = entry.raw("attrs")
@@ -146,7 +155,7 @@ def parse_machine(entry: Entry) -> MachineSpec:
     spec = MachineSpec(
         index=entry.index,
         name=name,
-        count=entry.integer("count", 1, minimum=1),
+        count=count,
         slots=slots,
         cpus=entry.integer("cpus", slots, minimum=slots),
         memory=entry.integer("memory", 1024 * slots, minimum=slots),
@@ -169,11 +178,18 @@ def parse_site(entry: Entry) -> SiteSpec:
     return SiteSpec(
         index=entry.index,
         resource=resource,
-        slots=entry.integer("slots", 1, minimum=1),
+        slots=_site_slots(entry),
         start_delay=entry.convert("start_delay", parse_duration)
         if entry.has("start_delay") else 0,
         failure_rate=entry.number("failure_rate", 0.0, low=0.0, high=1.0),
     )
+
+
+def _site_slots(entry: Entry) -> int:
+    slots = entry.integer("slots", 1, minimum=1)
+    if slots > MAX_SIM_SLOTS:
+        entry.fail("slots", limit_text("slots", slots, MAX_SIM_SLOTS, "slots", "MAX_SIM_SLOTS"))
+    return slots
 
 
 def parse_submit(entry: Entry, start: int, base_dir: Path) -> SubmitSpec:

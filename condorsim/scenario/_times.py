@@ -23,6 +23,9 @@ from typing import Final, Literal, TypeAlias
 
 from ._errors import BadValue
 
+MAX_SIM_DURATION: Final = 10 * 365 * 86400
+"""The longest duration a scenario may give: 10 years (see ``_limits``)."""
+
 __all__ = [
     "END",
     "Moment",
@@ -75,21 +78,32 @@ def parse_duration(value: object, *, signed: bool = False) -> int:
     if isinstance(value, int):
         if value < 0 and not signed:
             raise BadValue(f"a duration cannot be negative ({value})")
-        return value
+        return _within_limit(value, value)
     text = value
     sign = 1
     if signed and text[:1] in ("+", "-"):
         sign = -1 if text[0] == "-" else 1
         text = text[1:]
+    if len(text) > 40:
+        raise BadValue(f"{value[:40]!r}... is not a duration (expected {_EXAMPLES})")
     if text.isascii() and text.isdigit():
-        return sign * int(text)
+        return _within_limit(value, sign * int(text))
     match = _DURATION.fullmatch(text)
     if not text or match is None:
         if text[:1] == "-" and not signed:
             raise BadValue(f"a duration cannot be negative ({value!r})")
         raise BadValue(f"{value!r} is not a duration (expected {_EXAMPLES})")
     seconds = sum(int(n) * size for n, (_, size) in zip(match.groups(), _UNITS, strict=True) if n)
-    return sign * seconds
+    return _within_limit(value, sign * seconds)
+
+
+def _within_limit(value: object, seconds: int) -> int:
+    """``seconds``, unless longer than MAX_SIM_DURATION (condorsim.scenario._limits)."""
+    if abs(seconds) > MAX_SIM_DURATION:
+        shown = f"{value!r} ({abs(seconds):,} s)" if isinstance(value, str) else f"{value:,} s"
+        raise BadValue(f"{shown} exceeds the limit of {MAX_SIM_DURATION:,} s = 10 years of "
+                       "simulated time (MAX_SIM_DURATION)")
+    return seconds
 
 
 def format_duration(seconds: int) -> str:

@@ -9,12 +9,18 @@ Public API (mirrors ``htcondor.Submit`` of HTCondor 24.0)::
     sub.expand(key)       # macro-expanded value of a submit command
     sub[key]              # its raw value
 
+``sub.jobs(..., limits=submission_limits(config, queued))`` refuses a queue statement
+that would pass the schedd's MAX_JOBS_PER_SUBMISSION (or MAX_JOBS_SUBMITTED, or the
+simulator's MAX_SIM_JOBS) before building its jobs.
+
 Bad input raises ``SubmitError`` (message, source, line, command). See docs/submit.md.
 """
 
 from __future__ import annotations
 
 from ._errors import SubmitError
+from ._limits import MAX_SIM_JOBS, JobLimit, submission_limits
 from ._submit import Submit, effective_config
 
-__all__ = ["Submit", "SubmitError", "effective_config"]
+__all__ = ["MAX_SIM_JOBS", "JobLimit", "Submit", "SubmitError", "effective_config",
+           "submission_limits"]

@@ -19,6 +19,12 @@ def clamp64(value: int) -> int:
     return min(max(value, INT64_MIN), INT64_MAX)
 
 
+def digits_value(digits: str) -> int:
+    """The value of a string of decimal digits, saturated above the 64-bit range (Python's
+    ``int()`` refuses more than 4300 digits; ``strtoll`` saturates)."""
+    return int(digits) if len(digits) <= 19 else INT64_MAX + 1
+
+
 def leading_digits(text: str) -> str:
     """The decimal digits ``text`` starts with."""
     end = 0
@@ -33,7 +39,7 @@ def c_atoi(text: str) -> int:
     sign = -1 if s[:1] == "-" else 1
     s = s[1:] if s[:1] in "+-" else s
     digits = leading_digits(s)
-    value = clamp64(sign * int(digits)) if digits else 0
+    value = clamp64(sign * digits_value(digits)) if digits else 0
     value &= 0xFFFFFFFF
     return value - (1 << 32) if value >= 1 << 31 else value
 
@@ -48,7 +54,7 @@ def parse_bytes(text: str, base: int) -> tuple[int, str] | None:
     j = i
     while j < len(s) and "0" <= s[j] <= "9":
         j += 1
-    whole = int(s[:j]) if j > i else 0
+    whole = (-1 if s[:1] == "-" else 1) * clamp64(digits_value(s[i:j])) if j > i else 0
     p = j if j > i else 0
     fract = 0.0
     if s[p : p + 1] == ".":

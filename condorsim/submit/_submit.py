@@ -25,7 +25,7 @@ import dataclasses
 import os
 import socket
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from condorsim.classad import ClassAd, ClassAdValueError
@@ -35,6 +35,7 @@ from ._checks import unused_warnings, want_factory
 from ._errors import SubmitError
 from ._exprs import Expr, eval_bool, parse
 from ._job import Attrs, JobInput
+from ._limits import JobLimit
 from ._lines import Assign, Queue, Statement
 from ._macros import MacroError, MacroTable
 from ._queue import (
@@ -201,6 +202,7 @@ class Submit:
         submit_method: int | None = 2,
         checks: bool = False,
         warn_unused: bool = False,
+        limits: Sequence[JobLimit] = (),
     ) -> Iterator[ClassAd]:
         """Full job ads (cluster and proc attributes merged), one per proc.
 
@@ -216,7 +218,9 @@ class Submit:
         Python bindings, 0 for condor_submit, None for none). ``checks`` runs
         condor_submit's own file checks (the executable must exist...); ``warn_unused``
         adds its unused-command warnings to ``warnings`` once every job has been made.
-        ``iwd`` and ``config`` default to the constructor's.
+        ``iwd`` and ``config`` default to the constructor's. ``limits`` (the schedd's,
+        :func:`submission_limits`) refuse a queue statement that would make more jobs
+        than one of them allows, before any job of it is built.
         """
         if clusterid < 0 or procid < 0:
             raise SubmitError("Job id out of range", source=self._source)
@@ -224,9 +228,23 @@ class Submit:
             raise SubmitError("Invalid characters in Owner", source=self._source)
         run = _Run(self, count, clusterid or 1, procid, qdate, owner, iwd or self._iwd, env,
                    config if config is not None else self._config, submit_method,
-                   checks)  # fmt: skip
+                   checks, tuple(limits))  # fmt: skip
         made = run.from_itemdata(itemdata) if itemdata is not None else run.from_statements()
         return run.finish(made) if warn_unused else made
+
+    def count_jobs(self, count: int = 0, clusterid: int = 1, qdate: int = 0,
+                   owner: str = "condor", iwd: str | None = None,
+                   env: Mapping[str, str] | None = None, config: Mapping[str, str] | None = None,
+                   limits: Sequence[JobLimit] = ()) -> int:
+        """How many jobs ``jobs()`` with these arguments would make, without building
+        them: the queue statements' counts and items are evaluated (and ``limits``
+        checked), the job commands are not (an error in them is not found here)."""
+        run = _Run(self, count, clusterid or 1, 0, qdate, owner, iwd or self._iwd, env,
+                   config if config is not None else self._config, None, False,
+                   tuple(limits), counting=True)  # fmt: skip
+        for _ in run.from_statements():
+            pass
+        return run.made
 
     def procs(self, **kwargs: Any) -> list[ClassAd]:
         """The job ads as the schedd stores them, like the binding's ``procs()``.
@@ -281,8 +299,14 @@ class _Run:
         config: Mapping[str, str] | None,
         submit_method: int | None,
         checks: bool,
+        limits: tuple[JobLimit, ...] = (),
+        *,
+        counting: bool = False,
     ) -> None:
         self.submit = submit
+        self.limits = limits
+        self.counting = counting
+        """Count the jobs (``made``) without building them (``Submit.count_jobs``)."""
         self.count = count
         self.cluster = cluster
         self.proc = proc
@@ -345,6 +369,11 @@ class _Run:
             raise SubmitError(str(exc), source=source, line=statement.line) from None
         # A queue statement without loop variables still sets $(Item) to "" (the binding does).
         variables = spec.variables or ["Item"]
+        selected = sum(1 for i in range(len(items)) if spec.slice.selected(i, len(items)))
+        self._check_limits(selected * spec.count, statement.line)
+        if self.counting:
+            self.made += selected * spec.count
+            return
         for name in variables:
             self.table.live[name.lower()] = ""
         if spec.mode is not None:
@@ -363,6 +392,12 @@ class _Run:
         finally:
             for name in variables:
                 self.table.live.pop(name.lower(), None)
+
+    def _check_limits(self, more: int, line: int) -> None:
+        """Refuse ``more`` jobs on top of those made when a limit does not allow them."""
+        for limit in self.limits:
+            if self.made + more > limit.jobs:
+                raise SubmitError(limit.message, source=self.submit._source, line=line)
 
     def _match_options(self, spec: QueueSpec, line: int) -> MatchOptions | None:
         """The ``SubmitWarnEmptyMatches`` family, read when the items come from a file or
@@ -415,6 +450,7 @@ class _Run:
                 yield self._make(index, step)
 
     def _make(self, index: int, step: int, line: int = 0) -> ClassAd:
+        self._check_limits(1, line)
         table = self.table
         table.live["cluster"] = str(self.cluster)
         table.live["process"] = str(self.proc)

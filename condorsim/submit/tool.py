@@ -36,6 +36,7 @@ from condorsim.config import KNOBS, Config, ConfigError, find_config_file
 from condorsim.security.identity import my_user_name
 
 from ._errors import SubmitError
+from ._limits import submission_limits
 from ._submit import Submit, effective_config
 
 
@@ -125,10 +126,14 @@ def prepare(
     config: Mapping[str, str] | None = None,
     toggle_unused: bool = False,
     source: str | None = None,
+    to_schedd: bool = False,
 ) -> Prepared | None:
     """Read and build a description as condor_submit; None (reason on ``err``) if refused.
     ``source``: the submit file a text was read from (condor_submit -a/-batch-name add
-    lines to it), named in messages and as JobSubmitFile."""
+    lines to it), named in messages and as JobSubmitFile. ``to_schedd``: the jobs are for
+    the pool's schedd, whose MAX_JOBS_PER_SUBMISSION (``config``) refuses a queue count
+    before its jobs are built; without it (``-dry-run``) only the simulator's
+    MAX_SIM_JOBS does."""
     try:
         text, read_from, submit_file = _read(path_or_text)
     except OSError as exc:
@@ -154,6 +159,7 @@ def prepare(
                 submit_method=0,
                 checks=True,
                 warn_unused=warn_unused,
+                limits=submission_limits(config, schedd=to_schedd),
             )
         )
     except SubmitError as exc:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import itertools
+import math
 import re
 from pathlib import Path
 from typing import Any, Final
@@ -37,11 +38,13 @@ SLUG: Final = re.compile(r"[^A-Za-z0-9_.=\-]+")
 def build_variants(ctx: FileContext, raw: dict[str, Any], axes: list[Axis],
               points: list[dict[str, Any]], scenario_path: Path) -> tuple[Variant, ...]:
     grid = [a for a in axes if a.values is not None]
-    combos = list(itertools.product(*(a.values or () for a in grid)))
-    count = max(len(points), 1) * len(combos)
+    # counted before the combinations are made: 10 axes of 100 values must not hang
+    count = max(len(points), 1) * math.prod(len(a.values or ()) for a in grid)
     if count > MAX_VARIANTS:
-        raise ctx.error(f"{count} variants is more than {MAX_VARIANTS}: split the sweep",
-                        section="axis", index=1, where="[[axis]]")
+        raise ctx.error(f"{count:,} variants is more than {MAX_VARIANTS:,}, the limit "
+                        "(MAX_VARIANTS): split the sweep", section="axis", index=1,
+                        where="[[axis]]")
+    combos = list(itertools.product(*(a.values or () for a in grid)))
     variants: list[Variant] = []
     for point_no, point in enumerate(points or [{}], start=1):
         for combo in combos:

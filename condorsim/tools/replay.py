@@ -1,8 +1,9 @@
-"""``condorsim replay FILE [--keep DIR] [--json FILE] [--report FILE] [--explain] [--quiet]``:
-run a scenario on simulated time and check its expectations (docs/replay.md).
+"""``condorsim replay FILE [--keep DIR] [--json FILE] [--report FILE] [--explain] [--quiet]
+[--check]``: run a scenario on simulated time and check its expectations (docs/replay.md).
 
 Exit status: 0 every expectation held, 1 one failed, 2 the scenario file is invalid (or
-the arguments are).
+the arguments are). ``--check`` only reads and checks the file, as a replay does before
+anything starts: 0 valid, 2 invalid.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from condorsim.scenario import ScenarioError
 
 USAGE = ("condorsim replay FILE [--keep DIR] [--json FILE] [--report FILE] [--explain] "
-         "[--quiet]")
+         "[--quiet] [--check]")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="after the results, a narrated timeline of what the daemons did")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (there is none either when stderr is not a terminal)")
+    p.add_argument("--check", action="store_true",
+                   help="only check the file (exit 0 valid, 2 invalid); start nothing")
     return p
 
 
@@ -49,6 +52,8 @@ def main(argv: list[str]) -> int:
 
     try:
         args = _parser().parse_args(argv)
+        if args.check:
+            return _check(args.file)
         outcome = replay(args.file, keep=args.keep, json_out=args.json_out,
                          explain=args.explain or args.report is not None,
                          progress=sys.stderr.isatty() and not args.quiet)
@@ -72,6 +77,16 @@ def main(argv: list[str]) -> int:
             if args.keep is None:
                 shutil.rmtree(outcome.run_dir, ignore_errors=True)
     return status
+
+
+def _check(path: Path) -> int:
+    from condorsim.scenario import load_scenario
+
+    scenario = load_scenario(path)
+    slots = sum(m.count * m.slots for m in scenario.machines)
+    print(f"{path}: a valid scenario ({slots:,} slots, {len(scenario.submits)} submits, "
+          f"{len(scenario.actions)} actions, {len(scenario.expects)} expectations)")
+    return 0
 
 
 def _write_report(run_dir: Path, out: Path) -> int:

@@ -155,7 +155,7 @@ def main(argv: Sequence[str]) -> int:
     # built and checked here first, as condor_submit does (warnings printed, a bad
     # description refused before the schedd sees it), then queued by the schedd
     if prepare(text + "\n", err=sys.stderr, config=config, toggle_unused=args.unused,
-               source=name) is None:
+               source=name, to_schedd=True) is None:
         return 1
     return _submit(text, "(stdin)" if source == "-" else source, terse=args.terse,
                    verbose=(args.verbose or dash) and not args.terse, quiet=dash)

@@ -253,8 +253,9 @@ def _transform(args: Args, config: Config, now: int) -> int:
         for warning in transform.warnings:
             print(f"WARNING: {warning}", file=err)
     if not rules.transforms:
-        raise TransformError("no transform to apply: the rules have no transform command "
-                             "(they only set macros)")  # fmt: skip
+        files = ", ".join(v for k, v in args.rules if k == "rules")
+        raise TransformError(f"no transform to apply: the rules ({files}) have no transform "
+                             "command (they only set macros)")  # fmt: skip
     if not args.inputs:
         print("Warning: no input file specified - nothing to transform.", file=err)
         return 1

@@ -25,7 +25,7 @@ from condorsim.classad import ClassAd, ClassAdError, EvalContext, ExprTree, pars
 from condorsim.jobqueue import JobQueueWriteError
 from condorsim.jobs.codes import HOLD_REASON_NAMES, HoldCode, JobStatus
 from condorsim.jobs.managed import gridmanager_owns, managed_externally
-from condorsim.submit import Submit, SubmitError
+from condorsim.submit import Submit, SubmitError, submission_limits
 from condorsim.transform import FAILED_TRANSFORM, JobTransforms
 
 from .history import append_history, project, unappend_history
@@ -247,7 +247,9 @@ class JobQueue:
             ads = list(Submit(text, source=source or "<submit>", submit_file=submit_file,
                               iwd=iwd or None, config=self.submit_config).jobs(
                 count=0, clusterid=cluster, qdate=now, owner=owner, iwd=iwd or None,
-                submit_method=0))
+                submit_method=0,
+                # MAX_JOBS_PER_SUBMISSION, MAX_JOBS_SUBMITTED: refused before being built
+                limits=submission_limits(self.submit_config, len(self.jobs))))
         except SubmitError as e:
             raise ScheddError(str(e)) from None
         if not ads:

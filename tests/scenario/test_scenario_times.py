@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from condorsim.scenario import END, format_duration, format_moment, parse_duration, parse_moment
 from condorsim.scenario._errors import BadValue
+from condorsim.scenario._limits import MAX_SIM_DURATION
 
 START = 1767225600  # 2026-01-01T00:00:00Z
 
@@ -66,7 +67,7 @@ def test_format_duration(seconds: int, text: str) -> None:
 
 
 @settings(deadline=None, max_examples=300)
-@given(st.integers(min_value=-10**9, max_value=10**9))
+@given(st.integers(min_value=-MAX_SIM_DURATION, max_value=MAX_SIM_DURATION))
 def test_duration_round_trip(seconds: int) -> None:
     assert parse_duration(format_duration(seconds), signed=True) == seconds
     if seconds >= 0:
