@@ -3,6 +3,8 @@ negotiator; a stand-in startd and shadow (the edges) record what the schedd send
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
@@ -149,20 +151,30 @@ async def test_match_claim_run_reuse_and_release(
         assert job.evaluate("LastRemoteHost") == "slot1@exec1"
 
 
+@asynccontextmanager
+async def _claims_pool(
+    tmp_path: Path, config: str = ""
+) -> AsyncIterator[tuple[InProcessPool, Recorder, Recorder]]:
+    """A collector and a schedd with SUB's two jobs; a stand-in startd that accepts every
+    claim and every ALIVE, and a shadow that takes every start."""
+    startd = Recorder({"REQUEST_CLAIM": m.CLAIM_RESPONSE(accepted=True, reason="",
+                                                         slot_ad=None), "ALIVE": m.OK()})
+    shadow = Recorder({"SHADOW_START": m.OK()}, ad_type="Shadow")
+    cfg = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n" + config)
+    daemons = [("collector", Collector), ("schedd", Schedd), ("startd@exec1", lambda: startd),
+               ("shadow", lambda: shadow)]
+    async with open_inprocess_pool(cfg, tmp_path, daemons) as pool:  # type: ignore[arg-type]
+        async with await pool.connect("schedd") as conn:
+            await conn.request(m.SUBMIT_JOBS(owner="alice", text=SUB, iwd=str(tmp_path),
+                                             source="job.sub"))
+        yield pool, startd, shadow
+
+
 async def test_keep_alives_and_a_refused_claim(
     tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
     autojump_clock.jump(T0)
-    startd = Recorder({"REQUEST_CLAIM": m.CLAIM_RESPONSE(accepted=True, reason="",
-                                                         slot_ad=None), "ALIVE": m.OK()})
-    shadow = Recorder({"SHADOW_START": m.OK()}, ad_type="Shadow")
-    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\nALIVE_INTERVAL = 1000\n")
-    daemons = [("collector", Collector), ("schedd", Schedd), ("startd@exec1", lambda: startd),
-               ("shadow", lambda: shadow)]
-    async with open_inprocess_pool(config, tmp_path, daemons) as pool:  # type: ignore[arg-type]
-        async with await pool.connect("schedd") as conn:
-            await conn.request(m.SUBMIT_JOBS(owner="alice", text=SUB, iwd=str(tmp_path),
-                                             source="job.sub"))
+    async with _claims_pool(tmp_path, "ALIVE_INTERVAL = 1000\n") as (pool, startd, shadow):
         start = trio.current_time()
         await _negotiate(pool, _slot(pool.addresses["startd@exec1"]))
         await trio.sleep(1700)
@@ -187,16 +199,7 @@ async def test_keep_alives_are_one_timer_for_every_claim(
     """As HTCondor's sendAlives: one periodic timer (first 10 s after the schedd starts, then
     every ALIVE_INTERVAL) sends ALIVE to every claim held at once, whenever each was made."""
     autojump_clock.jump(T0)
-    startd = Recorder({"REQUEST_CLAIM": m.CLAIM_RESPONSE(accepted=True, reason="",
-                                                         slot_ad=None), "ALIVE": m.OK()})
-    shadow = Recorder({"SHADOW_START": m.OK()}, ad_type="Shadow")
-    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
-    daemons = [("collector", Collector), ("schedd", Schedd), ("startd@exec1", lambda: startd),
-               ("shadow", lambda: shadow)]
-    async with open_inprocess_pool(config, tmp_path, daemons) as pool:  # type: ignore[arg-type]
-        async with await pool.connect("schedd") as conn:
-            await conn.request(m.SUBMIT_JOBS(owner="alice", text=SUB, iwd=str(tmp_path),
-                                             source="job.sub"))
+    async with _claims_pool(tmp_path) as (pool, startd, shadow):
         slot = _slot(pool.addresses["startd@exec1"])
         await _negotiate(pool, slot, claim=1)
         await trio.sleep(100)
