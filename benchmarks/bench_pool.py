@@ -3,8 +3,10 @@
 The reference workload: 200 slots (20 machines x 10), 5,000 jobs of 5 to 60 minutes, default
 knobs, one simulated day. Printed: simulated seconds per wall second, jobs completed per wall
 second, peak memory of the pool's processes (the sum of every process's peak RSS, and the
-largest), CPU seconds by process, how many distinct simulated instants the pool stopped at
-(coordinated jumps) per simulated hour, and how wall time grows when jobs and slots double.
+largest), CPU seconds by process, how many distinct simulated instants carried a message
+per simulated hour, the clock coordination's cost (jumps, RUNs to processes, and of those the
+HOLDs: a message that reached a frozen process, docs/runtime.md), and how wall time grows
+when jobs and slots double.
 ``BENCH_POOL_SCALE`` scales jobs and slots together; the default 1.0 is the issue's full
 workload, run after half of it (100 slots, 2,500 jobs), so the growth on doubling is measured
 in the same run (about a quarter of an hour in all); 0.05 (10 slots, 250 jobs) is a quick
@@ -73,6 +75,7 @@ class PoolRun:
     instants: int
     messages: int
     peaks: PeakMemory
+    coordination: dict[str, int]
 
 
 def count_instants(trace: Path) -> tuple[int, int]:
@@ -100,7 +103,7 @@ def run(machines: int, slots: int, jobs: int) -> PoolRun:
     finally:
         shutil.rmtree(keep, ignore_errors=True)
     return PoolRun(wall, outcome.final_time - scenario.start, outcome.ok, instants, messages,
-                   peaks)
+                   peaks, outcome.coordination)
 
 
 def _describe(r: PoolRun, jobs: int) -> list[str]:
@@ -112,11 +115,22 @@ def _describe(r: PoolRun, jobs: int) -> list[str]:
         f"{jobs / r.wall:,.1f} jobs completed per wall s, all completed: {r.ok}",
         f"{r.instants:,} simulated instants ({r.instants / hours:,.0f} per simulated hour, "
         f"{r.wall / max(r.instants, 1) * 1000:.1f} ms wall each), {r.messages:,} messages",
+        _coordination(r),
         f"peak memory: {r.peaks.total_kib() / 1024:,.0f} MiB summed over "
         f"{len(r.peaks.peaks)} processes, largest {largest / 1024:,.0f} MiB",
         "CPU s by process: " + ", ".join(
             f"{name} {sec:.1f}" for name, sec in sorted(cpu.items(), key=lambda kv: -kv[1])),
     ]
+
+
+def _coordination(r: PoolRun) -> str:
+    """What the virtual clock's coordination cost (docs/runtime.md, "report and freeze")."""
+    c = r.coordination
+    jumps = max(c.get("jumps", 0), 1)
+    return (f"{c.get('jumps', 0):,} jumps of the clock, {c.get('runs', 0):,} RUNs to processes "
+            f"({c.get('runs', 0) / jumps:.1f} per jump), of them {c.get('holds', 0):,} for a "
+            f"message that reached a frozen process (HOLD; {c.get('holds', 0) / jumps:.1f} "
+            "per jump)")
 
 
 def _workload(scale: float) -> tuple[int, int, int]:

@@ -64,6 +64,9 @@ class ReplayOutcome:
     job_ads: list[Any] = field(default_factory=list)
     json: dict[str, Any] = field(default_factory=dict)
     stopped_at_max: bool = False  # until = "quiet" and the queue never emptied
+    # on virtual time, what the clock's coordination cost: jumps, runs, holds (the counters
+    # of condorsim.runtime.coordinator.Coordinator)
+    coordination: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -226,6 +229,9 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
                 await stop_pool(master)
                 master_scope.cancel()
                 await master_done.wait()
+            if coordinator is not None:
+                outcome.coordination = {"jumps": coordinator.jumps, "runs": coordinator.runs,
+                                        "holds": coordinator.holds}
             tracer.close()
             _close_log(log)
             _close_log(master_log)

@@ -106,6 +106,8 @@ class Coordinator:
     local: str | None = None
     round: int = 0
     jumps: int = 0
+    runs: int = 0  # RUNs sent (one per participant run), jumps' and holds' alike
+    holds: int = 0  # HOLDs answered with a RUN: messages that reached a frozen participant
     finished: bool = False
     participants: set[str] = field(default_factory=set)
     expected: set[str] = field(default_factory=set)
@@ -191,6 +193,7 @@ class Coordinator:
         """
         if self.finished or name not in self._reports:
             return []
+        self.holds += 1
         return self._run([name])
 
     def stalled(self) -> bool:
@@ -219,6 +222,7 @@ class Coordinator:
     def _run(self, names: list[str], *, eoi: bool = False) -> list[Action]:
         for name in names:
             self._reports.pop(name, None)
+        self.runs += len(names)
         return [Run(tuple(sorted(names)), self.now, eoi)]
 
     def _with_local(self, names: list[str]) -> list[str]:

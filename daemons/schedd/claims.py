@@ -9,11 +9,20 @@ with ``$$()`` expanded). The shadow is found through the collector: the ad of My
 "Shadow" whose ``ScheddDaemon`` names this schedd. When a shadow exits, the claim is
 offered to the next idle job that matches the slot -- decided at the end of the instant,
 in (time, claim id) order, for determinism -- or released when CLAIM_WORKLIFE is over or
-no job fits. Each claim gets ALIVE every min(ALIVE_INTERVAL, JobLeaseDuration/3, floor 10).
+no job fits.
+
+Keep-alives are one periodic timer of the schedd, as HTCondor's (``Scheduler::sendAlives``,
+registered to fire 10 s after the schedd starts and then every alive interval): each firing
+sends ALIVE to every claim held, in one instant. The interval is ALIVE_INTERVAL, lowered to
+JobLeaseDuration/3 (floor 10 s) of the job with the shortest lease that has had a shadow,
+and then the timer fires 10 s after that job's start and every new interval from there
+(``Scheduler::RecomputeAliveInterval``). A claim made just after a firing waits at most one
+interval for its first ALIVE; the startd's lease is MAX_CLAIM_ALIVES_MISSED (6) intervals.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import trio
@@ -36,6 +45,9 @@ from .queue import JobQueue, _int
 from .running import mark_running, shadow_exited
 from .store import JobId, QueueWriteError, job_str
 
+ALIVE_FIRST = 10  # the keep-alive timer's first firing after the schedd starts (s)
+ALIVE_FLOOR = 10  # the shortest keep-alive interval a job's lease can ask for (s)
+
 
 @dataclass
 class Claim:
@@ -44,7 +56,6 @@ class Claim:
     slot_ad: ClassAd
     created: int
     job: JobId | None = None
-    next_alive: float = 0.0
     closing: bool = False
     shadow_addr: str | None = None  # the shadow process that runs its job
 
@@ -58,8 +69,10 @@ class ClaimKeeper:
         self.qedits: dict[JobId, set[str]] = {}
         self._shadow_addr: str | None = None
         self._alive_wakeup = trio.Event()
+        self._alive_next = math.inf
         self._idle_order: tuple[int, list[JobId]] = (-1, [])
         cfg = self.ctx.config
+        # the keep-alive timer's period: ALIVE_INTERVAL, or less for a job with a short lease
         self.alive_interval = cfg.get_int("ALIVE_INTERVAL", 300)
 
     @property
@@ -80,7 +93,8 @@ class ClaimKeeper:
     def adopt(self, claim: Claim) -> None:
         """Keep a claim the schedd did not make in this life (a job it reconnects)."""
         self.claims[claim.claim_id] = claim
-        self._alive_wakeup.set()
+        if claim.job is not None:
+            self._lease_of(self.queue.jobs.get(claim.job))
 
     # -- from a match to a claim
 
@@ -109,9 +123,7 @@ class ClaimKeeper:
             return
         now = int(trio.current_time())
         claim = Claim(claim_id, addr, reply.slot_ad or slot_ad, now)
-        claim.next_alive = now + self._alive_period(q.jobs.get(job))
         self.claims[claim_id] = claim
-        self._alive_wakeup.set()
         self.ctx.log.info("claimed", job=job_str(job), claim=claim_id)
         await self._start_job(claim, job)
 
@@ -135,6 +147,7 @@ class ClaimKeeper:
         finally:
             self.pending.discard(job)
         claim.job = job
+        self._lease_of(q.jobs[job])
         self.schedd.poke()
         try:
             ad = expand_dollar_dollar(q.jobs[job], claim.slot_ad, EvalContext(now=now))
@@ -259,22 +272,32 @@ class ClaimKeeper:
 
     # -- keep-alives
 
-    def _alive_period(self, ad: ClassAd | None) -> int:
+    def _lease_of(self, ad: ClassAd | None) -> None:
+        """A job got a shadow: a JobLeaseDuration whose third (floor 10 s) is shorter than the
+        keep-alive interval becomes the interval, the next firing 10 s from now."""
         lease = _int(ad, "JobLeaseDuration", 0) if ad is not None else 0
-        return min(self.alive_interval, max(10, lease // 3)) if lease > 0 else self.alive_interval
+        if lease <= 0:
+            return
+        interval = max(ALIVE_FLOOR, lease // 3)
+        if interval < self.alive_interval:
+            self.alive_interval = interval
+            self._alive_next = trio.current_time() + ALIVE_FIRST
+            self._alive_wakeup.set()
 
     async def alive_loop(self) -> None:
+        """The keep-alive timer: ALIVE to every claim held, at each firing."""
+        self._alive_next = trio.current_time() + ALIVE_FIRST
         while True:
-            due = min((c.next_alive for c in self.claims.values()), default=float("inf"))
-            with trio.move_on_at(due):
+            with trio.move_on_at(self._alive_next):
                 await self._alive_wakeup.wait()
             self._alive_wakeup = trio.Event()
             now = trio.current_time()
+            if now < self._alive_next:
+                continue  # the interval changed: wait for the new deadline
             for claim in sorted(self.claims.values(), key=lambda c: c.claim_id):
-                if claim.next_alive <= now:
-                    ad = self.queue.jobs.get(claim.job) if claim.job else None
-                    claim.next_alive = now + self._alive_period(ad)
-                    self.schedd.start_task(self._alive, claim)
+                self.schedd.start_task(self._alive, claim)
+            # a period of 0 is a timer that fires once, as daemonCore's
+            self._alive_next = now + self.alive_interval if self.alive_interval > 0 else math.inf
 
     async def _alive(self, claim: Claim) -> None:
         reply = await self._to_startd(claim, m.ALIVE(claim_id=claim.claim_id))

@@ -67,7 +67,7 @@ class Reconnector:
             if host is not None:
                 slot["Name"] = host
             claim = Claim(str(_str(ad, "ClaimId")), str(_str(ad, "StartdIpAddr")), slot,
-                          created=now, job=job, next_alive=now, closing=True)
+                          created=now, job=job, closing=True)
             self.claims.adopt(claim)
             self.ctx.log.info("job_reconnecting", job=job_str(job), lease=lease_ok)
             self.schedd.start_task(self._ask, job, claim, lease_ok)

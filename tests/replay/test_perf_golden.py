@@ -1,7 +1,9 @@
 """The performance work must not change a replay: a mid-size pool's run gives exactly the
 messages (time, sender, receiver, command, job) and per-job user-log events (type and
 timestamp) recorded in ``golden/perf_replay.json`` before the optimisations (made with the
-code of main at 5ed6408).
+code of main at 5ed6408), re-recorded once on purpose when the schedd's keep-alives became
+one periodic timer as HTCondor's (only ALIVE messages and their OK replies changed: their
+times and counts; every other message and every job's events are as before).
 
 ``python -m tests.replay.test_perf_golden --write`` records the golden again (only when a
 change of behaviour is intended, and said so in the commit).

@@ -3,6 +3,8 @@ negotiator; a stand-in startd and shadow (the edges) record what the schedd send
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
@@ -63,13 +65,13 @@ def _slot(address: str) -> ClassAd:
         ' HasFileTransfer = true; Requirements = true; Start = true ]')
 
 
-async def _negotiate(pool: InProcessPool, slot: ClassAd) -> list[ClassAd]:
+async def _negotiate(pool: InProcessPool, slot: ClassAd, claim: int = 1) -> list[ClassAd]:
     async with await pool.connect("schedd", me="negotiator") as conn:
         await conn.send(m.NEGOTIATE(submitter="alice@localhost",
                                     ad=ClassAd.parse('[ AutoClusterAttrs = "Memory" ]')))
         reply = await conn.request(m.SEND_RESOURCE_REQUEST_LIST(count=10))
         assert isinstance(reply, m.RESOURCE_REQUEST_LIST)
-        await conn.send(m.PERMISSION_AND_AD(claim_id=f"{slot.evaluate('MyAddress')}#1#1",
+        await conn.send(m.PERMISSION_AND_AD(claim_id=f"{slot.evaluate('MyAddress')}#{claim}#1",
                                             slot_ad=slot, request_index=0))
         await conn.send(m.END_NEGOTIATE())
         return reply.requests
@@ -136,10 +138,11 @@ async def test_match_claim_run_reuse_and_release(
         async with await pool.connect("schedd", me="shadow") as conn:
             await conn.request(m.SHADOW_EXIT(job="1.1", exit_code=102, ad=ClassAd()))
         await trio.sleep(1)
-        # Nothing idle is left: the claim goes back; keep-alives came every ALIVE_INTERVAL.
+        # Nothing idle is left: the claim goes back. The keep-alive timer's first firing,
+        # 10 s after the schedd started, was the only one in the claim's 62 s.
         assert startd.commands()[-1] == "RELEASE_CLAIM"
         alives = [t for t, msg in startd.got if msg.command == "ALIVE"]
-        assert alives == []  # the claim lived 62 s, less than one ALIVE_INTERVAL
+        assert alives == [T0 + 10]
         async with await pool.connect("schedd") as conn:
             q = await conn.request(m.QUERY_JOB_ADS(constraint="", projection=[]))
         assert isinstance(q, m.QUERY_RESULT)
@@ -148,26 +151,38 @@ async def test_match_claim_run_reuse_and_release(
         assert job.evaluate("LastRemoteHost") == "slot1@exec1"
 
 
+@asynccontextmanager
+async def _claims_pool(
+    tmp_path: Path, config: str = ""
+) -> AsyncIterator[tuple[InProcessPool, Recorder, Recorder]]:
+    """A collector and a schedd with SUB's two jobs; a stand-in startd that accepts every
+    claim and every ALIVE, and a shadow that takes every start."""
+    startd = Recorder({"REQUEST_CLAIM": m.CLAIM_RESPONSE(accepted=True, reason="",
+                                                         slot_ad=None), "ALIVE": m.OK()})
+    shadow = Recorder({"SHADOW_START": m.OK()}, ad_type="Shadow")
+    cfg = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n" + config)
+    daemons = [("collector", Collector), ("schedd", Schedd), ("startd@exec1", lambda: startd),
+               ("shadow", lambda: shadow)]
+    async with open_inprocess_pool(cfg, tmp_path, daemons) as pool:  # type: ignore[arg-type]
+        async with await pool.connect("schedd") as conn:
+            await conn.request(m.SUBMIT_JOBS(owner="alice", text=SUB, iwd=str(tmp_path),
+                                             source="job.sub"))
+        yield pool, startd, shadow
+
+
 async def test_keep_alives_and_a_refused_claim(
     tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
     autojump_clock.jump(T0)
-    startd = Recorder({"REQUEST_CLAIM": m.CLAIM_RESPONSE(accepted=True, reason="",
-                                                         slot_ad=None), "ALIVE": m.OK()})
-    shadow = Recorder({"SHADOW_START": m.OK()}, ad_type="Shadow")
-    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\nALIVE_INTERVAL = 1000\n")
-    daemons = [("collector", Collector), ("schedd", Schedd), ("startd@exec1", lambda: startd),
-               ("shadow", lambda: shadow)]
-    async with open_inprocess_pool(config, tmp_path, daemons) as pool:  # type: ignore[arg-type]
-        async with await pool.connect("schedd") as conn:
-            await conn.request(m.SUBMIT_JOBS(owner="alice", text=SUB, iwd=str(tmp_path),
-                                             source="job.sub"))
+    async with _claims_pool(tmp_path, "ALIVE_INTERVAL = 1000\n") as (pool, startd, shadow):
         start = trio.current_time()
         await _negotiate(pool, _slot(pool.addresses["startd@exec1"]))
         await trio.sleep(1700)
-        # JobLeaseDuration 2400 / 3 = 800 s is shorter than ALIVE_INTERVAL here.
+        # JobLeaseDuration 2400 / 3 = 800 s is shorter than ALIVE_INTERVAL here: the timer
+        # fires 10 s after the job's start (as HTCondor's RecomputeAliveInterval resets it),
+        # then every 800 s.
         alives = [t - start for t, msg in startd.got if msg.command == "ALIVE"]
-        assert alives == [800, 1600]
+        assert alives == [10, 810, 1610]
         startd.reply["REQUEST_CLAIM"] = m.CLAIM_RESPONSE(accepted=False, reason="busy",
                                                          slot_ad=None)
         await _negotiate(pool, _slot(pool.addresses["startd@exec1"]))
@@ -176,3 +191,24 @@ async def test_keep_alives_and_a_refused_claim(
             q = await conn.request(m.QUERY_JOB_ADS(constraint="JobStatus == 1", projection=[]))
         assert isinstance(q, m.QUERY_RESULT) and len(q.ads) == 1  # 1.1 stays idle
         assert len(shadow.got) == 1
+
+
+async def test_keep_alives_are_one_timer_for_every_claim(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    """As HTCondor's sendAlives: one periodic timer (first 10 s after the schedd starts, then
+    every ALIVE_INTERVAL) sends ALIVE to every claim held at once, whenever each was made."""
+    autojump_clock.jump(T0)
+    async with _claims_pool(tmp_path) as (pool, startd, shadow):
+        slot = _slot(pool.addresses["startd@exec1"])
+        await _negotiate(pool, slot, claim=1)
+        await trio.sleep(100)
+        await _negotiate(pool, slot, claim=2)
+        await trio.sleep(900 - (trio.current_time() - T0))
+        alives: dict[str, list[float]] = {}
+        for t, msg in startd.got:
+            if isinstance(msg, m.ALIVE):
+                alives.setdefault(msg.claim_id.split("#")[1], []).append(t - T0)
+        # the claim made at 100 s waits for the timer (at most one ALIVE_INTERVAL)
+        assert alives == {"1": [10, 310, 610], "2": [310, 610]}
+        assert len(shadow.got) == 2
