@@ -21,6 +21,14 @@ the match and leaves the matchmaker for the rest of the cycle.
 Pre/post job ranks and the preemption expressions are evaluated with the slot as MY and
 the job as TARGET; for a busy slot the slot ad gets ``RemoteUserPrio`` and
 ``SubmitterUserPrio`` (EUPs) first, as HTCondor's negotiator adds them.
+
+Slots alike are evaluated once per request: slots whose attributes hold the same
+expressions (by identity: the wire shares the trees of equal values) for every name that
+any expression of the job, of any slot or of the policy refers to are bound to give the
+same match, classification and ranks, so one of them is evaluated and the result holds
+for each (their order still comes from the slot Name). A request or slot that uses
+``eval()`` or ``random()`` (names made at evaluation time, or a value per evaluation) is
+matched slot by slot.
 """
 
 from __future__ import annotations
@@ -132,6 +140,42 @@ def remote_user(slot: ClassAd) -> str:
     return _string(slot, "RemoteUser") or _string(slot, "RemoteOwner")
 
 
+_DYNAMIC = ("eval(", "random(")
+"""Functions whose result is not fixed by the attributes an expression names."""
+
+_CLASSIFY_ATTRS = ("Requirements", "Rank", "State", "Activity", "CurrentRank", "RemoteUser",
+                   "RemoteOwner")
+"""What matching reads of a slot by name, besides what its expressions refer to."""
+
+
+class _Refs:
+    """The names each expression refers to (any scope, lower-cased), by tree identity;
+    None for an expression whose names are made at evaluation time."""
+
+    def __init__(self) -> None:
+        self._by_tree: dict[int, tuple[ExprTree, frozenset[str] | None]] = {}
+
+    def of(self, tree: ExprTree) -> frozenset[str] | None:
+        known = self._by_tree.get(id(tree))
+        if known is not None and known[0] is tree:
+            return known[1]
+        text = str(tree).lower()
+        names: frozenset[str] | None = None
+        if not any(word in text for word in _DYNAMIC):
+            names = frozenset(name.lower() for _, name in tree.references())
+        self._by_tree[id(tree)] = (tree, names)
+        return names
+
+    def of_ad(self, ad: ClassAd) -> set[str] | None:
+        out: set[str] = set()
+        for _, tree in ad.pairs():
+            names = self.of(tree)
+            if names is None:
+                return None
+            out |= names
+        return out
+
+
 class Matchmaker:
     """The slot ads of one cycle; each match removes its slot."""
 
@@ -145,6 +189,49 @@ class Matchmaker:
             name = _string(ad, "Name")
             if name:
                 self.slots[name] = ad
+        self._refs = _Refs()
+        self._slot_names: set[str] | None = None
+        self._groups: dict[frozenset[str], list[list[str]]] = {}
+
+    def _slot_side(self) -> set[str] | None:
+        """The names the slots' expressions and the policy refer to (None: some slot's
+        cannot be known), with what matching reads of a slot by name."""
+        if self._slot_names is None:
+            names = {a.lower() for a in _CLASSIFY_ATTRS}
+            for expr in (self.policy.pre_job_rank, self.policy.post_job_rank,
+                         self.policy.preemption_requirements, self.policy.preemption_rank):
+                if expr is not None:
+                    refs = self._refs.of(expr)
+                    if refs is None:
+                        return None
+                    names |= refs
+            for slot in self.slots.values():
+                refs_of_slot = self._refs.of_ad(slot)
+                if refs_of_slot is None:
+                    return None
+                names |= refs_of_slot
+            self._slot_names = names
+        return self._slot_names
+
+    def _alike(self, job: ClassAd) -> list[list[str]] | None:
+        """The slots (names) in groups that every expression sees alike for ``job``; None
+        when that cannot be known."""
+        slot_side = self._slot_side()
+        job_side = self._refs.of_ad(job)
+        if slot_side is None or job_side is None:
+            return None
+        names = frozenset(slot_side | job_side)
+        groups = self._groups.get(names)
+        if groups is None:
+            order = sorted(names)
+            by_key: dict[tuple[int, ...], list[str]] = {}
+            for slot_name, slot in self.slots.items():
+                lookup = slot.lookup
+                key = tuple(id(lookup(n)) for n in order)
+                by_key.setdefault(key, []).append(slot_name)
+            groups = list(by_key.values())
+            self._groups[names] = groups
+        return groups
 
     def __len__(self) -> int:
         return len(self.slots)
@@ -186,24 +273,43 @@ class Matchmaker:
             return None
         return Preemption.PRIORITY, augmented
 
+    def _judge(self, slot: ClassAd, job: ClassAd, submitter: str, submitter_eup: float,
+               ) -> tuple[tuple[float, float, float, int, float], Preemption, ClassAd] | None:
+        """Whether ``slot`` may take ``job``: its sort key (but the name), the preemption
+        and the slot ad as evaluated; None if it may not."""
+        if not symmetric_match(job, slot, self.ctx):
+            return None
+        found = self.classify(slot, job, submitter, submitter_eup)
+        if found is None:
+            return None
+        preemption, evaluated = found
+        pre = self._eval(self.policy.pre_job_rank, evaluated, job)
+        job_rank = rank(job, slot, self.ctx)
+        post = self._eval(self.policy.post_job_rank, evaluated, job)
+        prank = (self._eval(self.policy.preemption_rank, evaluated, job)
+                 if preemption is not Preemption.NONE else 0.0)
+        return (-pre, -job_rank, -post, int(preemption), -prank), preemption, evaluated
+
     def candidates(self, job: ClassAd, submitter: str,
                    submitter_eup: float) -> list[Match]:
         """Every slot that may take ``job``, best first."""
         keyed = []
-        for name, slot in self.slots.items():
-            if not symmetric_match(job, slot, self.ctx):
+        groups = self._alike(job)
+        if groups is None:
+            groups = [[name] for name in self.slots]
+        slots = self.slots
+        for group in groups:
+            members = [name for name in group if name in slots]
+            if not members:
                 continue
-            found = self.classify(slot, job, submitter, submitter_eup)
-            if found is None:
+            judged = self._judge(slots[members[0]], job, submitter, submitter_eup)
+            if judged is None:
                 continue
-            preemption, evaluated = found
-            pre = self._eval(self.policy.pre_job_rank, evaluated, job)
-            job_rank = rank(job, slot, self.ctx)
-            post = self._eval(self.policy.post_job_rank, evaluated, job)
-            prank = (self._eval(self.policy.preemption_rank, evaluated, job)
-                     if preemption is not Preemption.NONE else 0.0)
-            key = (-pre, -job_rank, -post, int(preemption), -prank, name)
-            keyed.append((key, Match(slot, name, _string(slot, "ClaimId"), preemption)))
+            key, preemption, _ = judged
+            for name in members:
+                slot = slots[name]
+                keyed.append(((*key, name), Match(slot, name, _string(slot, "ClaimId"),
+                                                  preemption)))
         keyed.sort(key=lambda pair: pair[0])
         return [match for _, match in keyed]
 
