@@ -261,6 +261,10 @@ _MATCH_FLAGS = (
 )
 
 
+_PER_PROC = ("process", "procid", "step", "row", "itemindex", "item", "$volatile")
+"""Macro names whose value is not the same for every proc of a cluster."""
+
+
 def _plus_to_my(key: str) -> str:
     return "MY." + key[1:] if key.startswith("+") else key
 
@@ -295,6 +299,13 @@ class _Run:
         self.cluster_ad: Attrs | None = None
         self.cluster_of_ad = -1
         self.cluster_flags: tuple[int, bool, bool, str, str] | None = None
+        self.template: tuple[tuple[int, int], ClassAd] | None = None
+        """A later proc's ad that depended on no per-proc value, with (cluster, serial)."""
+        self.serial = 0
+        """Counts the queue statements (and itemdata runs) replayed: a template is good for
+        the procs of one of them only (the commands may change between two)."""
+        self.per_proc = set(_PER_PROC)
+        """The names whose values differ from proc to proc (plus the loop variables)."""
         self.base = JobInput(
             table=self.table, cluster=cluster, proc=proc, qdate=qdate, owner=owner,
             cwd=iwd or os.getcwd(), env=self.env, config=self.config,
@@ -331,6 +342,7 @@ class _Run:
             yield from self._queue(Queue("", 0))
 
     def _queue(self, statement: Queue) -> Iterator[ClassAd]:
+        self.serial += 1
         source = self.submit._source
         try:
             spec = parse_queue_args(self.table.expand(statement.args))
@@ -347,6 +359,7 @@ class _Run:
         variables = spec.variables or ["Item"]
         for name in variables:
             self.table.live[name.lower()] = ""
+            self.per_proc.add(name.lower())
         if spec.mode is not None:
             for name in variables:
                 self.variables.setdefault(name.lower(), name)
@@ -392,6 +405,7 @@ class _Run:
         return MatchOptions(warn_empty, fail_empty, warn_dups, allow_dups, files, dirs)
 
     def from_itemdata(self, itemdata: Iterable[Any]) -> Iterator[ClassAd]:
+        self.serial += 1
         for statement in self.submit._statements:
             if isinstance(statement, Queue):
                 break
@@ -409,6 +423,7 @@ class _Run:
                 values = dict(zip(names, fields, strict=True))
             if not variables:
                 variables = [_plus_to_my(k) for k in values]
+            self.per_proc.update(_plus_to_my(k).lower() for k in values)
             for name, value in values.items():
                 self.table.live[_plus_to_my(name).lower()] = value
             for step in range(self.count or 1):
@@ -423,12 +438,28 @@ class _Run:
             row=str(index), itemindex=str(index),
         )  # fmt: skip
         first = self.cluster_ad is None or self.cluster_of_ad != self.cluster
+        template = self.template
+        if not first and template is not None and template[0] == (self.cluster, self.serial):
+            # a later proc of a cluster whose procs depend on no per-proc macro: the same
+            # ad as the proc before it but for ProcId (the trees shared, as HTCondor's proc
+            # ads chain to one cluster ad)
+            ad = template[1].copy()
+            ad["ProcId"] = self.proc
+            self.proc += 1
+            self.made += 1
+            return ad
+        warned = len(self.submit.warnings)
+        if not first:
+            table.trace = set()
         job = dataclasses.replace(
             self.base, cluster=self.cluster, proc=self.proc, queue_line=line,
             cluster_ad=None if first else self.cluster_ad,
             cluster_flags=self.cluster_flags or self.base.cluster_flags,
         )  # fmt: skip
-        attrs = build_job(job)
+        try:
+            attrs = build_job(job)
+        finally:
+            trace, table.trace = table.trace, None
         if first:
             self.cluster_ad, self.cluster_of_ad = attrs, self.cluster
             self.cluster_flags = (job.universe, job.is_docker, job.is_container, job.grid_type,
@@ -438,6 +469,10 @@ class _Run:
         except ClassAdValueError as exc:  # a NUL from an item file, itemdata or vars
             raise SubmitError(f"a job attribute cannot hold that value: {exc}",
                               source=self.submit._source, line=line) from None
+        self.template = None
+        if trace is not None and not trace & self.per_proc and \
+                len(self.submit.warnings) == warned and not self.base.checks:
+            self.template = ((self.cluster, self.serial), ad.copy())
         self.proc += 1
         self.made += 1
         return ad
