@@ -212,7 +212,15 @@ class JobStore:
     def add_cluster(self, cluster: int, ads: list[ClassAd]) -> list[JobId]:
         """Commit a new cluster's procs as one transaction; attributes common to all go
         to the cluster ad."""
-        texts = [{name: text_of(tree) for name, tree in ad.pairs()} for ad in ads]
+        memo: dict[int, str] = {}  # procs of a cluster share most trees: one text each
+
+        def text(tree: ExprTree) -> str:
+            out = memo.get(id(tree))
+            if out is None:
+                out = memo[id(tree)] = text_of(tree)
+            return out
+
+        texts = [{name: text(tree) for name, tree in ad.pairs()} for ad in ads]
         common = dict(texts[0])
         for t in texts[1:]:
             for name in list(common):
