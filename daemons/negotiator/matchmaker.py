@@ -22,13 +22,15 @@ Pre/post job ranks and the preemption expressions are evaluated with the slot as
 the job as TARGET; for a busy slot the slot ad gets ``RemoteUserPrio`` and
 ``SubmitterUserPrio`` (EUPs) first, as HTCondor's negotiator adds them.
 
-Slots alike are evaluated once per request: slots whose attributes hold the same
-expressions (by identity: the wire shares the trees of equal values) for every name that
-any expression of the job, of any slot or of the policy refers to are bound to give the
-same match, classification and ranks, so one of them is evaluated and the result holds
-for each (their order still comes from the slot Name). A request or slot that uses
-``eval()`` or ``random()`` (names made at evaluation time, or a value per evaluation) is
-matched slot by slot.
+Slots alike are evaluated once per request: the names matching can read of a slot are
+found from the Requirements and Rank of both sides, the policy knobs and what
+classification reads, following every name their expressions refer to through the job's
+and the slots' expressions for it; slots that hold equal expressions (trees compare by
+structure, a literal by its exact value) for all of those names are bound to give the same
+match, classification and ranks, so one of them is evaluated and the result holds for
+each (their order still comes from the slot Name). When an expression on the way uses
+``eval()`` or ``random()`` (names made at evaluation time, or a value per evaluation) the
+request is matched slot by slot.
 """
 
 from __future__ import annotations
@@ -166,15 +168,6 @@ class _Refs:
         self._by_tree[id(tree)] = (tree, names)
         return names
 
-    def of_ad(self, ad: ClassAd) -> set[str] | None:
-        out: set[str] = set()
-        for _, tree in ad.pairs():
-            names = self.of(tree)
-            if names is None:
-                return None
-            out |= names
-        return out
-
 
 class Matchmaker:
     """The slot ads of one cycle; each match removes its slot."""
@@ -190,44 +183,66 @@ class Matchmaker:
             if name:
                 self.slots[name] = ad
         self._refs = _Refs()
-        self._slot_names: set[str] | None = None
+        self._trees: dict[str, list[ExprTree]] = {}
         self._groups: dict[frozenset[str], list[list[str]]] = {}
 
-    def _slot_side(self) -> set[str] | None:
-        """The names the slots' expressions and the policy refer to (None: some slot's
-        cannot be known), with what matching reads of a slot by name."""
-        if self._slot_names is None:
-            names = {a.lower() for a in _CLASSIFY_ATTRS}
-            for expr in (self.policy.pre_job_rank, self.policy.post_job_rank,
-                         self.policy.preemption_requirements, self.policy.preemption_rank):
-                if expr is not None:
-                    refs = self._refs.of(expr)
-                    if refs is None:
-                        return None
-                    names |= refs
+    def _slot_trees(self, name: str) -> list[ExprTree]:
+        """The distinct expressions (by identity) the slots of the cycle hold for ``name``."""
+        trees = self._trees.get(name)
+        if trees is None:
+            by_id: dict[int, ExprTree] = {}
             for slot in self.slots.values():
-                refs_of_slot = self._refs.of_ad(slot)
-                if refs_of_slot is None:
+                tree = slot.lookup(name)
+                if tree is not None:
+                    by_id[id(tree)] = tree
+            trees = self._trees[name] = list(by_id.values())
+        return trees
+
+    def _significant(self, job: ClassAd) -> frozenset[str] | None:
+        """The names matching ``job`` can read of a slot: from the job's and the slots'
+        Requirements and Rank, the policy knobs and what classification reads, every name
+        their expressions refer to, followed through the job's and the slots' expressions
+        for those names. None when some expression on the way makes names at evaluation
+        time."""
+        todo = {a.lower() for a in _CLASSIFY_ATTRS}
+        for expr in (self.policy.pre_job_rank, self.policy.post_job_rank,
+                     self.policy.preemption_requirements, self.policy.preemption_rank):
+            if expr is not None:
+                refs = self._refs.of(expr)
+                if refs is None:
                     return None
-                names |= refs_of_slot
-            self._slot_names = names
-        return self._slot_names
+                todo |= refs
+        seen: set[str] = set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            trees = list(self._slot_trees(name))
+            mine = job.lookup(name)
+            if mine is not None:
+                trees.append(mine)
+            for tree in trees:
+                refs = self._refs.of(tree)
+                if refs is None:
+                    return None
+                todo |= refs - seen
+        return frozenset(seen)
 
     def _alike(self, job: ClassAd) -> list[list[str]] | None:
         """The slots (names) in groups that every expression sees alike for ``job``; None
         when that cannot be known."""
-        slot_side = self._slot_side()
-        job_side = self._refs.of_ad(job)
-        if slot_side is None or job_side is None:
+        names = self._significant(job)
+        if names is None:
             return None
-        names = frozenset(slot_side | job_side)
         groups = self._groups.get(names)
         if groups is None:
             order = sorted(names)
-            by_key: dict[tuple[int, ...], list[str]] = {}
+            # trees hash and compare by structure (a literal by its exact value)
+            by_key: dict[tuple[ExprTree | None, ...], list[str]] = {}
             for slot_name, slot in self.slots.items():
                 lookup = slot.lookup
-                key = tuple(id(lookup(n)) for n in order)
+                key = tuple(lookup(n) for n in order)
                 by_key.setdefault(key, []).append(slot_name)
             groups = list(by_key.values())
             self._groups[names] = groups
