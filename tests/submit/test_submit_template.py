@@ -18,6 +18,13 @@ TEXTS = [
     "executable = /bin/sleep\narguments = $(Item)\nqueue 2 in (a, b, c)\n",
     "executable = /bin/sleep\n+Name = \"$(name)\"\nqueue name from (\n  x\n  y\n  z\n)\n",
     "executable = /bin/sleep\narguments = $(Row)\nqueue 1 in (a, b, c)\n",
+    # per-proc values read only from the +Attr step on: the earlier steps are not run again
+    "executable = /bin/sleep\n+SimRuntime = $(rt)\nrequest_memory = 1024\n"
+    "queue rt from (\n  300\n  600\n  900\n)\n",
+    "executable = /bin/sleep\n+A = $(Process)\n+B = \"b\"\nqueue 4\n",
+    "executable = /bin/sleep\n+RequestMemory = $(Process) + 1\nqueue 3\n",
+    "executable = /bin/sleep\n+Requirements = TARGET.SlotID == $(Process)\nqueue 3\n",
+    "executable = /bin/sleep\nrequest_memory = $(Process) + 1\n+C = $(Step)\nqueue 3\n",
 ]
 
 
