@@ -44,20 +44,34 @@ CONDOR_PLATFORM = "$CondorPlatform: X86_64-condorsim $"
 _RECONNECT = (VANILLA, JAVA, PARALLEL, VM)
 
 
-def build_job(job: JobInput) -> Attrs:
-    """All attributes of one proc's job ad (cluster and proc attributes together)."""
-    if job.cluster_ad is None:
-        ad = _base(job)
-        _universe.set_universe(job, ad)
-        if job.pending is not None:
-            raise job.pending
+def build_job(job: JobInput, *, resume: Attrs | None = None,
+              at_forced: Callable[[JobInput, Attrs], None] | None = None) -> Attrs:
+    """All attributes of one proc's job ad (cluster and proc attributes together).
+
+    ``at_forced`` is told the job and the ad as they are before the ``+Attr`` step (the
+    steps from there on read what it sets); ``resume`` is such an ad of an earlier proc, to
+    run only those last steps on (``job`` then as it was at that point).
+    """
+    if resume is not None:
+        ad = resume
+        steps = _STEPS[_FORCED_AT:]
     else:
-        ad = job.cluster_ad.copy()
-        job.universe, job.is_docker, job.is_container, job.grid_type, job.vm_type = (
-            job.cluster_flags
-        )
-    job.table.defaults["node"] = {PARALLEL: "#pArAlLeLnOdE#", MPI: "#MpInOdE#"}.get(job.universe, "")
-    for step in _STEPS:
+        steps = _STEPS
+        if job.cluster_ad is None:
+            ad = _base(job)
+            _universe.set_universe(job, ad)
+            if job.pending is not None:
+                raise job.pending
+        else:
+            ad = job.cluster_ad.copy()
+            job.universe, job.is_docker, job.is_container, job.grid_type, job.vm_type = (
+                job.cluster_flags
+            )
+        job.table.defaults["node"] = {PARALLEL: "#pArAlLeLnOdE#",
+                                      MPI: "#MpInOdE#"}.get(job.universe, "")
+    for i, step in enumerate(steps):
+        if at_forced is not None and resume is None and i == _FORCED_AT:
+            at_forced(job, ad)
         step(job, ad)
         if job.pending is not None:
             raise job.pending
@@ -303,3 +317,6 @@ _STEPS: tuple[Setter, ...] = (
     _common_mistakes, _forced_submit_attrs, _forced, _job_set,
     _resources.set_resource_requirements, _requirements.set_requirements,
 )  # fmt: skip
+_FORCED_AT = _STEPS.index(_forced)
+"""Where the ``+Attr`` commands are set: a later proc whose per-proc values are read only
+from here on is built from the earlier proc's ad as it was at this step."""

@@ -63,9 +63,17 @@ class MacroTable:
     unused-line warnings of condor_submit)."""
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     """The source of ``$RANDOM_CHOICE()`` / ``$RANDOM_INTEGER()`` (seeded: same text, same jobs)."""
+    trace: set[str] | None = None
+    """When a set: every lower-cased name looked up (live, user or default) is added to it,
+    and ``$volatile`` when ``$RANDOM_*()`` or ``$EVAL()`` is called -- what one proc's ad depended
+    on (condor_submit's per-proc expansion is skipped for later procs that depend on no
+    per-proc value)."""
 
     def call_function(self, word: str, body: str) -> str:
         """The value of the macro function ``$word(body)``; MacroError when it fails."""
+        if self.trace is not None and (word.upper().startswith("RANDOM") or
+                                       word.upper() == "EVAL"):
+            self.trace.add("$volatile")
         try:
             return macro_functions.evaluate(word, body, self, rng=self.rng,
                                             cwd=self.cwd or os.getcwd())
@@ -86,6 +94,8 @@ class MacroTable:
         """The unexpanded value a name has for macro lookups (live, then user, then default)."""
         lower = key.lower()
         self.used.add(lower)
+        if self.trace is not None:
+            self.trace.add(lower)
         if lower in self.live:
             return self.live[lower]
         if lower in self.user:
@@ -106,6 +116,8 @@ class MacroTable:
     def user_value(self, key: str) -> str | None:
         """The raw value of a submit command the user (or a live variable) set."""
         lower = key.lower()
+        if self.trace is not None:
+            self.trace.add(lower)
         if lower in self.live:
             return self.live[lower]
         entry = self.user.get(lower)

@@ -25,10 +25,10 @@ import dataclasses
 import os
 import socket
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from condorsim.classad import ClassAd, ClassAdValueError
+from condorsim.classad import ClassAd, ClassAdValueError, ExprTree
 
 from ._build import build_job
 from ._checks import unused_warnings, want_factory
@@ -279,6 +279,10 @@ _MATCH_FLAGS = (
 )
 
 
+_PER_PROC = ("process", "procid", "step", "row", "itemindex", "item", "$volatile")
+"""Macro names whose value is not the same for every proc of a cluster."""
+
+
 def _plus_to_my(key: str) -> str:
     return "MY." + key[1:] if key.startswith("+") else key
 
@@ -319,6 +323,18 @@ class _Run:
         self.cluster_ad: Attrs | None = None
         self.cluster_of_ad = -1
         self.cluster_flags: tuple[int, bool, bool, str, str] | None = None
+        self.template: tuple[tuple[int, int], ClassAd] | None = None
+        """A later proc's ad that depended on no per-proc value, with (cluster, serial)."""
+        self.partial: tuple[tuple[int, int], JobInput, Attrs] | None = None
+        """A later proc as it was at the +Attr step, when nothing before that step depended
+        on a per-proc value: later procs of (cluster, serial) run only the last steps."""
+        self.serial = 0
+        self.trees: dict[tuple[object, str], ExprTree] = {}
+        """The tree of each attribute value made so far, shared by the procs that have it."""
+        """Counts the queue statements (and itemdata runs) replayed: a template is good for
+        the procs of one of them only (the commands may change between two)."""
+        self.per_proc = set(_PER_PROC)
+        """The names whose values differ from proc to proc (plus the loop variables)."""
         self.base = JobInput(
             table=self.table, cluster=cluster, proc=proc, qdate=qdate, owner=owner,
             cwd=iwd or os.getcwd(), env=self.env, config=self.config,
@@ -355,6 +371,7 @@ class _Run:
             yield from self._queue(Queue("", 0))
 
     def _queue(self, statement: Queue) -> Iterator[ClassAd]:
+        self.serial += 1
         source = self.submit._source
         try:
             spec = parse_queue_args(self.table.expand(statement.args))
@@ -376,6 +393,7 @@ class _Run:
             return
         for name in variables:
             self.table.live[name.lower()] = ""
+            self.per_proc.add(name.lower())
         if spec.mode is not None:
             for name in variables:
                 self.variables.setdefault(name.lower(), name)
@@ -427,6 +445,7 @@ class _Run:
         return MatchOptions(warn_empty, fail_empty, warn_dups, allow_dups, files, dirs)
 
     def from_itemdata(self, itemdata: Iterable[Any]) -> Iterator[ClassAd]:
+        self.serial += 1
         for statement in self.submit._statements:
             if isinstance(statement, Queue):
                 break
@@ -444,6 +463,7 @@ class _Run:
                 values = dict(zip(names, fields, strict=True))
             if not variables:
                 variables = [_plus_to_my(k) for k in values]
+            self.per_proc.update(_plus_to_my(k).lower() for k in values)
             for name, value in values.items():
                 self.table.live[_plus_to_my(name).lower()] = value
             for step in range(self.count or 1):
@@ -459,33 +479,83 @@ class _Run:
             row=str(index), itemindex=str(index),
         )  # fmt: skip
         first = self.cluster_ad is None or self.cluster_of_ad != self.cluster
-        job = dataclasses.replace(
-            self.base, cluster=self.cluster, proc=self.proc, queue_line=line,
-            cluster_ad=None if first else self.cluster_ad,
-            cluster_flags=self.cluster_flags or self.base.cluster_flags,
-        )  # fmt: skip
-        attrs = build_job(job)
+        template = self.template
+        if not first and template is not None and template[0] == (self.cluster, self.serial):
+            # a later proc of a cluster whose procs depend on no per-proc macro: the same
+            # ad as the proc before it but for ProcId (the trees shared, as HTCondor's proc
+            # ads chain to one cluster ad)
+            ad = template[1].copy()
+            ad["ProcId"] = self.proc
+            self.proc += 1
+            self.made += 1
+            return ad
+        warned = len(self.submit.warnings)
+        partial = self.partial
+        at_forced: Callable[[JobInput, Attrs], None] | None = None
+        if not first and partial is not None and partial[0] == (self.cluster, self.serial):
+            # only the +Attr step and those after it depend on per-proc values: run them
+            # on the earlier proc's ad as it was there
+            job = dataclasses.replace(partial[1], proc=self.proc)
+            attrs = build_job(job, resume=partial[2].copy())
+            trace = None
+        else:
+            split: list[tuple[JobInput, Attrs, bool]] = []
+            if not first:
+                traced: set[str] = set()
+                table.trace = traced
+
+                def at_forced(at: JobInput, ad: Attrs) -> None:
+                    clean = not traced & self.per_proc and \
+                        len(self.submit.warnings) == warned
+                    split.append((dataclasses.replace(at), ad.copy(), clean))
+
+            job = dataclasses.replace(
+                self.base, cluster=self.cluster, proc=self.proc, queue_line=line,
+                cluster_ad=None if first else self.cluster_ad,
+                cluster_flags=self.cluster_flags or self.base.cluster_flags,
+            )  # fmt: skip
+            try:
+                attrs = build_job(job, at_forced=at_forced)
+            finally:
+                trace, table.trace = table.trace, None
+            self.partial = None
+            if split and split[0][2] and not self.base.checks:
+                self.partial = ((self.cluster, self.serial), split[0][0], split[0][1])
         if first:
             self.cluster_ad, self.cluster_of_ad = attrs, self.cluster
             self.cluster_flags = (job.universe, job.is_docker, job.is_container, job.grid_type,
                                   job.vm_type)  # fmt: skip
         try:
-            ad = _to_classad(attrs)
+            ad = _to_classad(attrs, self.trees)
         except ClassAdValueError as exc:  # a NUL from an item file, itemdata or vars
             raise SubmitError(f"a job attribute cannot hold that value: {exc}",
                               source=self.submit._source, line=line) from None
+        self.template = None
+        if trace is not None and not trace & self.per_proc and \
+                len(self.submit.warnings) == warned and not self.base.checks:
+            self.template = ((self.cluster, self.serial), ad.copy())
         self.proc += 1
         self.made += 1
         return ad
 
 
-def _to_classad(attrs: Attrs) -> ClassAd:
-    pairs: list[tuple[str, Any]] = []
+def _to_classad(attrs: Attrs, trees: dict[tuple[object, str], ExprTree]) -> ClassAd:
+    """The ClassAd of ``attrs``; ``trees`` keeps the tree of each value made so far (the
+    procs of one submit share them: trees are immutable)."""
+    pairs: list[tuple[str, ExprTree]] = []
     for name, value in attrs.items():
-        if isinstance(value, Expr):
-            tree = parse(value.text)
-            assert tree is not None, value.text  # every Expr was checked when it was set
-            pairs.append((name, tree))
-        else:
-            pairs.append((name, value))
+        key: tuple[object, str] = ("expr", value.text) if isinstance(value, Expr) \
+            else (type(value), repr(value))
+        tree = trees.get(key)
+        if tree is None:
+            if isinstance(value, Expr):
+                tree = parse(value.text)
+                assert tree is not None, value.text  # every Expr was checked when it was set
+            else:
+                holder = ClassAd()
+                holder["v"] = value  # refused here as before (a NUL, an int too large)
+                tree = holder.lookup("v")
+                assert tree is not None
+            trees[key] = tree
+        pairs.append((name, tree))
     return ClassAd(pairs)

@@ -21,6 +21,16 @@ the match and leaves the matchmaker for the rest of the cycle.
 Pre/post job ranks and the preemption expressions are evaluated with the slot as MY and
 the job as TARGET; for a busy slot the slot ad gets ``RemoteUserPrio`` and
 ``SubmitterUserPrio`` (EUPs) first, as HTCondor's negotiator adds them.
+
+Slots alike are evaluated once per request: the names matching can read of a slot are
+found from the Requirements and Rank of both sides, the policy knobs and what
+classification reads, following every name their expressions refer to through the job's
+and the slots' expressions for it; slots that hold equal expressions (trees compare by
+structure, a literal by its exact value) for all of those names are bound to give the same
+match, classification and ranks, so one of them is evaluated and the result holds for
+each (their order still comes from the slot Name). When an expression on the way uses
+``eval()`` or ``random()`` (names made at evaluation time, or a value per evaluation) the
+request is matched slot by slot.
 """
 
 from __future__ import annotations
@@ -132,6 +142,33 @@ def remote_user(slot: ClassAd) -> str:
     return _string(slot, "RemoteUser") or _string(slot, "RemoteOwner")
 
 
+_DYNAMIC = ("eval(", "random(")
+"""Functions whose result is not fixed by the attributes an expression names."""
+
+_CLASSIFY_ATTRS = ("Requirements", "Rank", "State", "Activity", "CurrentRank", "RemoteUser",
+                   "RemoteOwner")
+"""What matching reads of a slot by name, besides what its expressions refer to."""
+
+
+class _Refs:
+    """The names each expression refers to (any scope, lower-cased), by tree identity;
+    None for an expression whose names are made at evaluation time."""
+
+    def __init__(self) -> None:
+        self._by_tree: dict[int, tuple[ExprTree, frozenset[str] | None]] = {}
+
+    def of(self, tree: ExprTree) -> frozenset[str] | None:
+        known = self._by_tree.get(id(tree))
+        if known is not None and known[0] is tree:
+            return known[1]
+        text = str(tree).lower()
+        names: frozenset[str] | None = None
+        if not any(word in text for word in _DYNAMIC):
+            names = frozenset(name.lower() for _, name in tree.references())
+        self._by_tree[id(tree)] = (tree, names)
+        return names
+
+
 class Matchmaker:
     """The slot ads of one cycle; each match removes its slot."""
 
@@ -145,6 +182,71 @@ class Matchmaker:
             name = _string(ad, "Name")
             if name:
                 self.slots[name] = ad
+        self._refs = _Refs()
+        self._trees: dict[str, list[ExprTree]] = {}
+        self._groups: dict[frozenset[str], list[list[str]]] = {}
+
+    def _slot_trees(self, name: str) -> list[ExprTree]:
+        """The distinct expressions (by identity) the slots of the cycle hold for ``name``."""
+        trees = self._trees.get(name)
+        if trees is None:
+            by_id: dict[int, ExprTree] = {}
+            for slot in self.slots.values():
+                tree = slot.lookup(name)
+                if tree is not None:
+                    by_id[id(tree)] = tree
+            trees = self._trees[name] = list(by_id.values())
+        return trees
+
+    def _significant(self, job: ClassAd) -> frozenset[str] | None:
+        """The names matching ``job`` can read of a slot: from the job's and the slots'
+        Requirements and Rank, the policy knobs and what classification reads, every name
+        their expressions refer to, followed through the job's and the slots' expressions
+        for those names. None when some expression on the way makes names at evaluation
+        time."""
+        todo = {a.lower() for a in _CLASSIFY_ATTRS}
+        for expr in (self.policy.pre_job_rank, self.policy.post_job_rank,
+                     self.policy.preemption_requirements, self.policy.preemption_rank):
+            if expr is not None:
+                refs = self._refs.of(expr)
+                if refs is None:
+                    return None
+                todo |= refs
+        seen: set[str] = set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            trees = list(self._slot_trees(name))
+            mine = job.lookup(name)
+            if mine is not None:
+                trees.append(mine)
+            for tree in trees:
+                refs = self._refs.of(tree)
+                if refs is None:
+                    return None
+                todo |= refs - seen
+        return frozenset(seen)
+
+    def _alike(self, job: ClassAd) -> list[list[str]] | None:
+        """The slots (names) in groups that every expression sees alike for ``job``; None
+        when that cannot be known."""
+        names = self._significant(job)
+        if names is None:
+            return None
+        groups = self._groups.get(names)
+        if groups is None:
+            order = sorted(names)
+            # trees hash and compare by structure (a literal by its exact value)
+            by_key: dict[tuple[ExprTree | None, ...], list[str]] = {}
+            for slot_name, slot in self.slots.items():
+                lookup = slot.lookup
+                key = tuple(lookup(n) for n in order)
+                by_key.setdefault(key, []).append(slot_name)
+            groups = list(by_key.values())
+            self._groups[names] = groups
+        return groups
 
     def __len__(self) -> int:
         return len(self.slots)
@@ -186,24 +288,43 @@ class Matchmaker:
             return None
         return Preemption.PRIORITY, augmented
 
+    def _judge(self, slot: ClassAd, job: ClassAd, submitter: str, submitter_eup: float,
+               ) -> tuple[tuple[float, float, float, int, float], Preemption, ClassAd] | None:
+        """Whether ``slot`` may take ``job``: its sort key (but the name), the preemption
+        and the slot ad as evaluated; None if it may not."""
+        if not symmetric_match(job, slot, self.ctx):
+            return None
+        found = self.classify(slot, job, submitter, submitter_eup)
+        if found is None:
+            return None
+        preemption, evaluated = found
+        pre = self._eval(self.policy.pre_job_rank, evaluated, job)
+        job_rank = rank(job, slot, self.ctx)
+        post = self._eval(self.policy.post_job_rank, evaluated, job)
+        prank = (self._eval(self.policy.preemption_rank, evaluated, job)
+                 if preemption is not Preemption.NONE else 0.0)
+        return (-pre, -job_rank, -post, int(preemption), -prank), preemption, evaluated
+
     def candidates(self, job: ClassAd, submitter: str,
                    submitter_eup: float) -> list[Match]:
         """Every slot that may take ``job``, best first."""
         keyed = []
-        for name, slot in self.slots.items():
-            if not symmetric_match(job, slot, self.ctx):
+        groups = self._alike(job)
+        if groups is None:
+            groups = [[name] for name in self.slots]
+        slots = self.slots
+        for group in groups:
+            members = [name for name in group if name in slots]
+            if not members:
                 continue
-            found = self.classify(slot, job, submitter, submitter_eup)
-            if found is None:
+            judged = self._judge(slots[members[0]], job, submitter, submitter_eup)
+            if judged is None:
                 continue
-            preemption, evaluated = found
-            pre = self._eval(self.policy.pre_job_rank, evaluated, job)
-            job_rank = rank(job, slot, self.ctx)
-            post = self._eval(self.policy.post_job_rank, evaluated, job)
-            prank = (self._eval(self.policy.preemption_rank, evaluated, job)
-                     if preemption is not Preemption.NONE else 0.0)
-            key = (-pre, -job_rank, -post, int(preemption), -prank, name)
-            keyed.append((key, Match(slot, name, _string(slot, "ClaimId"), preemption)))
+            key, preemption, _ = judged
+            for name in members:
+                slot = slots[name]
+                keyed.append(((*key, name), Match(slot, name, _string(slot, "ClaimId"),
+                                                  preemption)))
         keyed.sort(key=lambda pair: pair[0])
         return [match for _, match in keyed]
 

@@ -12,6 +12,7 @@ ids are stable for the schedd's life (a dict from signature to id).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from condorsim.classad import ClassAd, ExprTree
@@ -45,6 +46,10 @@ class AutoClusters:
         # gave -- trees are immutable, so the same trees give the same text
         self._sigs: dict[JobId, tuple[str, tuple[ExprTree | None, ...], tuple[str, ...]]] = {}
         self._literals: dict[object, ExprTree] = {}
+        # per job: the store's version of it when last looked at, the attribute list, its
+        # priority key and autocluster id then (None: it was not idle)
+        self._known: dict[JobId, tuple[int | None, str, tuple[float, int, int, int],
+                                       int | None]] = {}
 
     def _literal(self, value: int | str) -> ExprTree:
         """One shared tree per AutoClusterId or AutoClusterAttrs value."""
@@ -64,44 +69,78 @@ class AutoClusters:
                 names.append(name)
         return names
 
-    def requests(self, jobs: dict[JobId, ClassAd], eligible: list[JobId],
-                 extra_attrs: str = "") -> list[Request]:
+    def requests(self, jobs: dict[JobId, ClassAd], eligible: Iterable[JobId],
+                 extra_attrs: str = "",
+                 versions: Mapping[JobId, int] | None = None) -> list[Request]:
         """One request per autocluster of ``eligible`` (idle) jobs, in priority order.
 
-        Sets AutoClusterId and AutoClusterAttrs on the jobs (in memory only).
+        Sets AutoClusterId and AutoClusterAttrs on the jobs (in memory only). With
+        ``versions`` (the store's ``job_version``), a job unchanged since the last call
+        keeps its priority, its autocluster and the two attributes without being looked at
+        again: a cycle costs O(jobs changed) evaluations, plus the sort.
         """
         attrs = self.significant(extra_attrs)
         attr_list = ",".join(attrs)
-        groups: dict[int, Request] = {}
-        order = sorted(eligible, key=lambda j: priority_key(j, jobs[j]))
-        for job in order:
-            ad = jobs[job]
-            if ad.evaluate("JobStatus") != JobStatus.IDLE:
-                continue
-            trees = tuple(ad.lookup(a) for a in attrs)
-            known = self._sigs.get(job)
-            if known is not None and known[0] == attr_list and all(
-                    x is y for x, y in zip(known[1], trees, strict=True)):
-                sig = known[2]
+        attrs_tree = self._literal(attr_list)
+        known = self._known
+        keyed: list[tuple[tuple[float, int, int, int], JobId, bool]] = []
+        for job in eligible:
+            version = versions.get(job) if versions is not None else None
+            entry = known.get(job)
+            if version is None or entry is None or entry[0] != version or \
+                    entry[1] != attr_list:
+                keyed.append((priority_key(job, jobs[job]), job, True))
             else:
-                sig = tuple(text_of(t) if t is not None else "" for t in trees)
-                self._sigs[job] = (attr_list, trees, sig)
-            cid = self._ids.setdefault((attr_list, *sig), len(self._ids) + 1)
-            # the same values as before are not set again (a set copies a shared ad)
-            cid_tree = self._literal(cid)
-            if ad.lookup("AutoClusterId") is not cid_tree:
-                ad["AutoClusterId"] = cid_tree
-            attrs_tree = self._literal(attr_list)
-            if ad.lookup("AutoClusterAttrs") is not attrs_tree:
-                ad["AutoClusterAttrs"] = attrs_tree
-            if cid not in groups:
-                groups[cid] = Request(ad=ad, jobs=[])
-            groups[cid].jobs.append(job)
-        if len(self._sigs) > 2 * len(jobs) + 1000:  # jobs that left the queue
+                keyed.append((entry[2], job, False))
+        keyed.sort()
+        ordered: list[tuple[JobId, int]] = []
+        for key, job, stale in keyed:
+            if stale:  # classified in priority order: new autocluster ids come in that order
+                version = versions.get(job) if versions is not None else None
+                cid = self._classify(job, jobs[job], attrs, attr_list, attrs_tree, version,
+                                     key)
+            else:
+                cid = known[job][3]
+            if cid is not None:
+                ordered.append((job, cid))
+        if len(known) > 2 * len(jobs) + 1000:  # jobs that left the queue
+            self._known = {j: v for j, v in known.items() if j in jobs}
             self._sigs = {j: v for j, v in self._sigs.items() if j in jobs}
+        groups: dict[int, Request] = {}
+        for job, cid in ordered:
+            req = groups.get(cid)
+            if req is None:
+                groups[cid] = req = Request(ad=jobs[job], jobs=[])
+            req.jobs.append(job)
         out = []
         for req in groups.values():
             rep = req.ad.copy()
             rep["_condor_RESOURCE_COUNT"] = len(req.jobs)
             out.append(Request(ad=rep, jobs=req.jobs))
         return out
+
+    def _classify(self, job: JobId, ad: ClassAd, attrs: list[str], attr_list: str,
+                  attrs_tree: ExprTree, version: int | None,
+                  key: tuple[float, int, int, int]) -> int | None:
+        """The job's autocluster id (None when it is not idle), remembered with ``version``;
+        sets AutoClusterId and AutoClusterAttrs."""
+        if ad.evaluate("JobStatus") != JobStatus.IDLE:
+            self._known[job] = (version, attr_list, key, None)
+            return None
+        trees = tuple(ad.lookup(a) for a in attrs)
+        known = self._sigs.get(job)
+        if known is not None and known[0] == attr_list and all(
+                x is y for x, y in zip(known[1], trees, strict=True)):
+            sig = known[2]
+        else:
+            sig = tuple(text_of(t) if t is not None else "" for t in trees)
+            self._sigs[job] = (attr_list, trees, sig)
+        cid = self._ids.setdefault((attr_list, *sig), len(self._ids) + 1)
+        # the same values as before are not set again (a set copies a shared ad)
+        cid_tree = self._literal(cid)
+        if ad.lookup("AutoClusterId") is not cid_tree:
+            ad["AutoClusterId"] = cid_tree
+        if ad.lookup("AutoClusterAttrs") is not attrs_tree:
+            ad["AutoClusterAttrs"] = attrs_tree
+        self._known[job] = (version, attr_list, key, cid)
+        return cid

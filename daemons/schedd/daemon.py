@@ -26,7 +26,6 @@ from condorsim.classad import ClassAd, ClassAdError
 from condorsim.config import ConfigError
 from condorsim.crontab import needs_crontab
 from condorsim.jobqueue import JobQueueWriteError
-from condorsim.jobs.codes import JobStatus, Universe
 from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid, managed_externally
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
@@ -38,19 +37,17 @@ from condorsim.wire import messages as m
 
 from . import qmgmt
 from .claims import ClaimKeeper
+from .counts import ZERO_COUNTS, OwnerCounts
 from .cron import ScheddCron
 from .grid import GridLink, apply_gridmanager_update
 from .history import read_history
-from .local import LOCAL_UNIVERSES, LocalJobs, Phase, start_expressions, universe_of
+from .local import LocalJobs, Phase, start_expressions
 from .negotiation import Negotiations
 from .policy import evaluate_periodic, may_fire
 from .queue import JobQueue, attr_rules
 from .reconnect import Reconnector
 from .running import apply_shadow_ad, recover_after_restart, update_cron
-from .store import JobId, ScheddError, job_str
-
-_ZERO_COUNTS = {"IdleJobs": 0, "RunningJobs": 0, "HeldJobs": 0, "LocalJobsIdle": 0,
-                "LocalJobsRunning": 0, "SchedulerJobsIdle": 0, "SchedulerJobsRunning": 0}
+from .store import JobId, JobSet, ScheddError, job_str
 
 QUEUE_COMMANDS = ("SUBMIT_JOBS", "ACT_ON_JOBS", "QEDIT", "QUERY_JOB_ADS", "QUERY_HISTORY")
 
@@ -68,8 +65,9 @@ class Schedd:
         self._local_wake: dict[JobId, trio.Event] = {}
         self._last_owners: set[str] = set()
         self._counts: tuple[object, dict[str, dict[str, int]]] = (None, {})
-        self._cron_list: tuple[int, list[JobId]] = (-1, [])
-        self._policy_list: tuple[int, list[JobId]] = (-1, [])
+        self._cron_set: JobSet | None = None
+        self._policy_set: JobSet | None = None
+        self._owner_counts: OwnerCounts | None = None
 
     # -- life cycle
 
@@ -247,10 +245,9 @@ class Schedd:
         visited every PERIODIC_EXPR_INTERVAL."""
         q = self.queue
         assert q is not None
-        if self._policy_list[0] != q.store.version:
-            self._policy_list = (q.store.version,
-                                 [j for j in sorted(q.jobs) if may_fire(q.jobs[j])])
-        return self._policy_list[1]
+        if self._policy_set is None:
+            self._policy_set = JobSet(q.store, may_fire)
+        return self._policy_set.ordered()
 
     def _cron_all(self, now: int) -> None:
         q = self.queue
@@ -263,10 +260,9 @@ class Schedd:
         found once per state of the queue instead of at every pass."""
         q = self.queue
         assert q is not None
-        if self._cron_list[0] != q.store.version:
-            self._cron_list = (q.store.version,
-                               [j for j in sorted(q.jobs) if needs_crontab(q.jobs[j])])
-        return self._cron_list[1]
+        if self._cron_set is None:
+            self._cron_set = JobSet(q.store, needs_crontab)
+        return self._cron_set.ordered()
 
     def _refresh_schedd_interval(self) -> None:
         q = self.queue
@@ -385,39 +381,16 @@ class Schedd:
     def _count(self) -> dict[str, dict[str, int]]:
         q = self.queue
         assert q is not None
-        out: dict[str, dict[str, int]] = {}
-        for job, ad in q.jobs.items():
-            if is_grid(ad) or managed_externally(ad):
-                continue  # the gridmanager's or the router's, not the negotiator's
-            owner = ad.evaluate("Owner")
-            c = out.setdefault(owner if isinstance(owner, str) else "?", dict(_ZERO_COUNTS))
-            st = q.status(job)
-            universe = universe_of(ad)
-            if universe in LOCAL_UNIVERSES:
-                # not the negotiator's business (count_jobs bails out before the submitter's
-                # IdleJobs/RunningJobs); the submitter ad has them apart
-                word = "Local" if universe == Universe.LOCAL else "Scheduler"
-                if job in self.local.running:
-                    c[f"{word}JobsRunning"] += 1
-                elif st == JobStatus.IDLE:
-                    c[f"{word}JobsIdle"] += 1
-                elif st == JobStatus.HELD:
-                    c["HeldJobs"] += 1
-                continue
-            if st == JobStatus.IDLE:
-                c["IdleJobs"] += 1
-            elif st in (JobStatus.RUNNING, JobStatus.SUSPENDED):
-                c["RunningJobs"] += 1
-            elif st == JobStatus.HELD:
-                c["HeldJobs"] += 1
-        return out
+        if self._owner_counts is None:
+            self._owner_counts = OwnerCounts(q.store)
+        return self._owner_counts.count(self.local.running)
 
     def _submitter_counts(self, counts: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
         """The counts of the submitter ads: an owner whose last job left gets one more ad
         with zero counts (then none)."""
         out = dict(counts)
         for owner in self._last_owners - counts.keys():
-            out[owner] = dict(_ZERO_COUNTS)
+            out[owner] = dict(ZERO_COUNTS)
         self._last_owners = {o for o, c in out.items() if any(c.values())}
         return out
 

@@ -24,6 +24,7 @@ The gridmanager is found through the collector: the ``Gridmanager`` ad whose
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import trio
@@ -36,17 +37,23 @@ from condorsim.wire import messages as m
 
 from .host import ScheddHost
 from .queue import JobQueue, hold_counts
-from .store import JobId, job_str
+from .store import JobId, JobSet, job_status, job_str
 
 ADD_DELAY = 3  # GridUniverseLogic::job_added_delay
 REMOVE_DELAY = 2  # GridUniverseLogic::job_removed_delay
 PEER_ERRORS = (OSError, trio.BrokenResourceError, trio.EndOfChannel, trio.ClosedResourceError)
 
 
-def unmanaged_grid_jobs(q: JobQueue) -> list[JobId]:
-    """Grid jobs the gridmanager should adopt (count_jobs' UnmanagedGridJobs)."""
-    return [j for j, ad in q.jobs.items() if is_grid(ad) and not managed_externally(ad)
-            and ad.evaluate("Managed") != MANAGED_DONE and q.status(j) != JobStatus.HELD]
+def _unmanaged_grid(ad: ClassAd) -> bool:
+    return is_grid(ad) and not managed_externally(ad) and \
+        ad.evaluate("Managed") != MANAGED_DONE and job_status(ad) != JobStatus.HELD
+
+
+def unmanaged_grid_jobs(q: JobQueue, among: Iterable[JobId] | None = None) -> list[JobId]:
+    """Grid jobs the gridmanager should adopt (count_jobs' UnmanagedGridJobs), in queue
+    order (``among``: only these jobs are looked at)."""
+    jobs = q.jobs
+    return [j for j in (jobs if among is None else among) if _unmanaged_grid(jobs[j])]
 
 
 def apply_gridmanager_update(q: JobQueue, job: JobId, ad: ClassAd, destroy: bool,
@@ -80,6 +87,7 @@ class GridLink:
         self.ctx = schedd.ctx
         self._address: str | None = None
         self._pending: set[str] = set()
+        self._grid_jobs: JobSet | None = None
 
     def added(self) -> None:
         self._signal(m.GRIDMAN_ADD_JOBS(), ADD_DELAY)
@@ -90,7 +98,11 @@ class GridLink:
     def check(self) -> None:
         """At each collector-update timeout: signal if grid jobs wait to be adopted."""
         q = self.schedd.queue
-        if q is not None and unmanaged_grid_jobs(q):
+        if q is None:
+            return
+        if self._grid_jobs is None:  # kept from the queue's changes, not a pass over it
+            self._grid_jobs = JobSet(q.store, is_grid)
+        if unmanaged_grid_jobs(q, self._grid_jobs.ordered()):
             self.added()
 
     def qedit(self, job: JobId, attr: str) -> None:

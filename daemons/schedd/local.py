@@ -52,7 +52,7 @@ from daemons.starter.logic import (
 from .autocluster import priority_key
 from .queue import JobQueue, _int
 from .running import mark_stopped, stop_accounting, update_cron
-from .store import JobId, job_str
+from .store import JobId, JobSet, job_str
 
 LOCAL_UNIVERSES = frozenset({int(Universe.LOCAL), int(Universe.SCHEDULER)})
 
@@ -114,6 +114,7 @@ class LocalJobs:
             self.start_exprs[universe] = parse_expr(text)
         self.running: dict[JobId, LocalRun] = {}
         self._idle_cache: tuple[object, list[JobId]] = (None, [])
+        self._local_set: JobSet | None = None
 
     # -- the schedd's ad ---------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
@@ -140,9 +141,10 @@ class LocalJobs:
         q = self.queue
         key = (q.store.version, frozenset(self.running))
         if self._idle_cache[0] != key:
-            idle = [j for j, ad in q.jobs.items()
-                    if universe_of(ad) in LOCAL_UNIVERSES and q.status(j) == JobStatus.IDLE
-                    and j not in self.running]
+            if self._local_set is None:
+                self._local_set = JobSet(q.store, is_local)
+            idle = [j for j in self._local_set.ordered()
+                    if q.status(j) == JobStatus.IDLE and j not in self.running]
             self._idle_cache = (key, idle)
         return self._idle_cache[1]
 

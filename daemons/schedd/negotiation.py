@@ -27,7 +27,7 @@ from condorsim.wire import messages as m
 
 from .autocluster import AutoClusters, Request
 from .queue import JobQueue
-from .store import JobId, ScheddError
+from .store import Derived, JobId, ScheddError
 
 
 @dataclass
@@ -48,6 +48,7 @@ class Negotiations:
                  before: Callable[[int], None], log: Any) -> None:
         self.queue = queue
         self.autoclusters = AutoClusters()
+        self._needs_a_slot = Derived(queue.store, needs_a_slot)
         self.matched = matched
         self.is_pending = is_pending
         self.before = before
@@ -63,13 +64,13 @@ class Negotiations:
             session = Session(owner, attrs if isinstance(attrs, str) else "")
             self.sessions[key] = session
             self.before(now)  # CronTab times are brought up to date first
-            eligible = [
-                j for j, ad in q.jobs.items()
-                if ad.evaluate("Owner") == owner and q.status(j) == JobStatus.IDLE
-                and j not in q.has_shadow and not self.is_pending(j)
-                and needs_a_slot(ad)
-            ]
-            session.pending = self.autoclusters.requests(q.jobs, eligible, session.attrs)
+            idle = q.store.by_status.get(JobStatus.IDLE, set()) & \
+                q.store.by_owner.get(owner, set())
+            wanted = self._needs_a_slot
+            eligible = [j for j in idle if j not in q.has_shadow and not self.is_pending(j)
+                        and wanted[j]]
+            session.pending = self.autoclusters.requests(q.jobs, eligible, session.attrs,
+                                                         q.store.job_version)
             return None
         current = self.sessions.get(key)
         if current is None:

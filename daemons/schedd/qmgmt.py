@@ -127,8 +127,9 @@ def set_attributes(q: JobQueue, job: JobId, ad: ClassAd, delete: Iterable[str],
 def finished_unmanaged(q: JobQueue) -> list[JobId]:
     """Completed or removed jobs nobody manages or runs any more, that may leave now."""
     out = []
-    for job, ad in q.jobs.items():
-        if job in q.has_shadow or q.status(job) not in (JobStatus.COMPLETED, JobStatus.REMOVED):
+    for job in q.store.with_status(JobStatus.COMPLETED, JobStatus.REMOVED):
+        ad = q.jobs[job]
+        if job in q.has_shadow:
             continue
         if managed_externally(ad) or gridmanager_owns(ad) or \
                 ad.evaluate("LeaveJobInQueue") is True:

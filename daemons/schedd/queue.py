@@ -29,7 +29,7 @@ from condorsim.submit import Submit, SubmitError, submission_limits
 from condorsim.transform import FAILED_TRANSFORM, JobTransforms
 
 from .history import append_history, project, unappend_history
-from .store import JobId, JobStore, QueueWriteError, ScheddError, job_str
+from .store import JobId, JobStore, QueueWriteError, ScheddError, job_status, job_str
 from .userlog import UserLogs
 
 PROTECTED_ATTRS = frozenset(
@@ -163,7 +163,7 @@ class JobQueue:
         return self.store.jobs
 
     def status(self, job: JobId) -> int:
-        return _int(self.jobs[job], "JobStatus", JobStatus.IDLE)
+        return job_status(self.jobs[job])
 
     # -- selecting
 
@@ -183,7 +183,7 @@ class JobQueue:
                 else:
                     errors.append(f"Job {job_str(job)} not found")
             else:
-                members = [j for j in sorted(self.jobs) if j[0] == int(cluster)]
+                members = sorted(self.store.by_cluster.get(int(cluster), ()))
                 if not members:
                     errors.append(f"Cluster {cluster} not found")
                 found.extend(members)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from condorsim.classad import ClassAd, ClassAdError, ExprTree, parse_expr
 from condorsim.jobqueue import (
@@ -33,8 +33,12 @@ from condorsim.jobqueue import (
     parse_key,
     proc_key,
 )
+from condorsim.jobs.codes import JobStatus
 
 JobId = tuple[int, int]
+T = TypeVar("T")
+
+IDLE = int(JobStatus.IDLE)
 
 
 class ScheddError(Exception):
@@ -59,8 +63,28 @@ def text_of(value: Any) -> str:
     return str(holder["v"])
 
 
+def job_status(ad: ClassAd) -> int:
+    """JobStatus as the schedd reads it: a number as an int, Idle when it is none."""
+    v = ad.evaluate("JobStatus")
+    if isinstance(v, (bool, int, float)):
+        return int(v)
+    return IDLE
+
+
+def _owner(ad: ClassAd) -> str | None:
+    v = ad.evaluate("Owner")
+    return v if isinstance(v, str) else None
+
+
 class JobStore:
-    """The job queue: ``jobs[(cluster, proc)]`` is the job's ClassAd."""
+    """The job queue: ``jobs[(cluster, proc)]`` is the job's ClassAd.
+
+    Indexes kept up to date at each change made through the store: the jobs by status
+    (``by_status``, as :func:`job_status` reads it), by Owner and by cluster; and the sets
+    handed out by :meth:`watch`, which collect the ids of the jobs changed, added or gone
+    since their holder last emptied them (what :class:`Derived` and :class:`JobSet` keep
+    their per-job views up to date with, in O(changes) instead of O(queue)).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -73,6 +97,59 @@ class JobStore:
         self.version = 0
         """Counts the changes made through this store (a commit or a transient change):
         what a cache of a view of the queue is keyed on."""
+        self.by_status: dict[int, set[JobId]] = {}
+        self.by_owner: dict[str | None, set[JobId]] = {}
+        self.by_cluster: dict[int, set[JobId]] = {}
+        self.job_version: dict[JobId, int] = {}
+        """Per job: ``version`` at its last change (or when it was added)."""
+        self._keys: dict[JobId, tuple[int, str | None]] = {}
+        self._watchers: list[set[JobId]] = []
+
+    # -- the indexes
+
+    def watch(self) -> set[JobId]:
+        """A set the store adds every job changed, added or removed to from now on (it
+        starts with every job of the queue); the caller empties it as it catches up."""
+        dirty = set(self.jobs)
+        self._watchers.append(dirty)
+        return dirty
+
+    def _index(self, job: JobId) -> None:
+        ad = self.jobs[job]
+        key = (job_status(ad), _owner(ad))
+        old = self._keys.get(job)
+        if old != key:
+            if old is None:
+                self.by_cluster.setdefault(job[0], set()).add(job)
+            else:
+                self.by_status[old[0]].discard(job)
+                self.by_owner[old[1]].discard(job)
+            self.by_status.setdefault(key[0], set()).add(job)
+            self.by_owner.setdefault(key[1], set()).add(job)
+            self._keys[job] = key
+        self.job_version[job] = self.version
+        for dirty in self._watchers:
+            dirty.add(job)
+
+    def _unindex(self, job: JobId) -> None:
+        key = self._keys.pop(job, None)
+        if key is not None:
+            self.by_status[key[0]].discard(job)
+            self.by_owner[key[1]].discard(job)
+            members = self.by_cluster[job[0]]
+            members.discard(job)
+            if not members:
+                del self.by_cluster[job[0]]
+        self.job_version.pop(job, None)
+        for dirty in self._watchers:
+            dirty.add(job)
+
+    def with_status(self, *statuses: int) -> set[JobId]:
+        """The jobs whose JobStatus is one of ``statuses`` (a new set)."""
+        out: set[JobId] = set()
+        for status in statuses:
+            out |= self.by_status.get(status, set())
+        return out
 
     # -- life cycle
 
@@ -114,6 +191,7 @@ class JobStore:
                 except ClassAdError as e:
                     self.warnings.append(f"job {cluster}.{proc}: {name}: {e}")
             self.jobs[(cluster, proc)] = ad
+            self._index((cluster, proc))
             self.next_cluster = max(self.next_cluster, cluster + 1)
 
     def close(self) -> None:
@@ -163,7 +241,15 @@ class JobStore:
     def add_cluster(self, cluster: int, ads: list[ClassAd]) -> list[JobId]:
         """Commit a new cluster's procs as one transaction; attributes common to all go
         to the cluster ad."""
-        texts = [{name: text_of(tree) for name, tree in ad.pairs()} for ad in ads]
+        memo: dict[int, str] = {}  # procs of a cluster share most trees: one text each
+
+        def text(tree: ExprTree) -> str:
+            out = memo.get(id(tree))
+            if out is None:
+                out = memo[id(tree)] = text_of(tree)
+            return out
+
+        texts = [{name: text(tree) for name, tree in ad.pairs()} for ad in ads]
         common = dict(texts[0])
         for t in texts[1:]:
             for name in list(common):
@@ -181,6 +267,7 @@ class JobStore:
         self._commit(ops)
         for job, ad in zip(ids, ads, strict=True):
             self.jobs[job] = ad
+            self._index(job)
         return ids
 
     def change(
@@ -204,6 +291,7 @@ class JobStore:
             ad[name] = value
         for name in gone:
             del ad[name]
+        self._index(job)
 
     def transient(self, job: JobId, set_: Mapping[str, Any]) -> None:
         """Set attributes in memory only (not in job_queue.log), as HTCondor's Assign."""
@@ -211,12 +299,69 @@ class JobStore:
         ad = self.jobs[job]
         for name, value in set_.items():
             ad[name] = value
+        self._index(job)
 
     def destroy(self, job: JobId) -> ClassAd:
         """Remove a job from the queue (and its cluster ad with its last proc)."""
         ops: list[Op] = [DestroyAd(proc_key(*job))]
-        rest = [j for j in self.jobs if j[0] == job[0] and j != job]
+        rest = self.by_cluster.get(job[0], set()) - {job}
         if not rest and cluster_key(job[0]) in self.log.state:
             ops.append(DestroyAd(cluster_key(job[0])))
         self._commit(ops)
+        self._unindex(job)
         return self.jobs.pop(job)
+
+
+class Derived(Generic[T]):
+    """``fn(ad)`` of every job of a store, recomputed only for the jobs changed through the
+    store since it was last read. ``fn`` must depend on the ad's attributes alone."""
+
+    def __init__(self, store: JobStore, fn: Callable[[ClassAd], T]) -> None:
+        self.store = store
+        self.fn = fn
+        self.values: dict[JobId, T] = {}
+        self._dirty = store.watch()
+
+    def refresh(self) -> set[JobId]:
+        """Bring the values up to date; the jobs whose value was recomputed or dropped."""
+        done = set(self._dirty)
+        jobs = self.store.jobs
+        for job in done:
+            ad = jobs.get(job)
+            if ad is None:
+                self.values.pop(job, None)
+            else:
+                self.values[job] = self.fn(ad)
+        self._dirty.clear()
+        return done
+
+    def __getitem__(self, job: JobId) -> T:
+        if self._dirty:
+            self.refresh()
+        return self.values[job]
+
+
+class JobSet:
+    """The jobs of a store for which ``pred(ad)`` is true, in job id order, kept up to date
+    from the store's changes (a new list whenever the membership changes, so a caller may
+    change the queue while it walks the list it got)."""
+
+    def __init__(self, store: JobStore, pred: Callable[[ClassAd], bool]) -> None:
+        self._derived = Derived(store, pred)
+        self._members: set[JobId] = set()
+        self._sorted: list[JobId] = []
+
+    def ordered(self) -> list[JobId]:
+        changed = False
+        derived = self._derived
+        for job in derived.refresh():
+            if derived.values.get(job, False):
+                if job not in self._members:
+                    self._members.add(job)
+                    changed = True
+            elif job in self._members:
+                self._members.discard(job)
+                changed = True
+        if changed:
+            self._sorted = sorted(self._members)
+        return self._sorted

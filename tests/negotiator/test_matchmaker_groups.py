@@ -1,0 +1,74 @@
+"""Slots alike are evaluated once per request: the candidates (which slots, their order,
+their preemption) are the same as when every slot is evaluated on its own."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condorsim.classad import ClassAd, parse_expr
+from condorsim.config import Config
+from daemons.negotiator.matchmaker import Matchmaker, MatchPolicy
+
+NOW = 1_000_000
+POLICY = MatchPolicy.from_config(Config.from_text(
+    "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\n"
+    "NEGOTIATOR_POST_JOB_RANK = KFlops\n"))
+# values shared between slot ads, as the wire shares the trees of equal values
+MEMORY = [parse_expr(v) for v in ("512", "1024", "2048")]
+STATE = [parse_expr(v) for v in ('"Unclaimed"', '"Claimed"')]
+ACTIVITY = [parse_expr(v) for v in ('"Idle"', '"Busy"')]
+USER = [parse_expr(v) for v in ('"bob@x"', '"carol@x"')]
+KFLOPS = [parse_expr(v) for v in ("100", "900")]
+START = [parse_expr(v) for v in ("true", 'TARGET.Owner =!= "dave"', "eval(\"true\")")]
+
+
+def _slots(choices: list[tuple[int, int, int, int, int, int]]) -> list[ClassAd]:
+    base = ClassAd.parse('[ MyType = "Machine"; Cpus = 1; Requirements = START; '
+                         'Rank = TARGET.JobPrio; CurrentRank = 0 ]')
+    out = []
+    for i, (mem, state, act, user, kf, start) in enumerate(choices):
+        ad = base.copy()
+        ad.update({"Name": f"slot{i}@m{i % 3}", "ClaimId": f"claim{i}", "Memory": MEMORY[mem],
+                   "State": STATE[state], "Activity": ACTIVITY[act], "RemoteUser": USER[user],
+                   "KFlops": KFLOPS[kf], "START": START[start]})
+        out.append(ad)
+    return out
+
+
+def _candidates(slots: list[ClassAd], job: ClassAd, grouped: bool) -> list[tuple[str, str]]:
+    prios = {"bob@x": 900.0, "carol@x": 100.0}
+    mm = Matchmaker(slots, POLICY, NOW, lambda user: prios.get(user, 500.0))
+    if not grouped:
+        mm._alike = lambda job: None  # type: ignore[method-assign]
+    return [(c.name, c.preemption.name) for c in mm.candidates(job, "alice@x", 500.0)]
+
+
+slot_choices = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 1), st.integers(0, 1),
+                                  st.integers(0, 1), st.integers(0, 1), st.integers(0, 2)),
+                        min_size=1, max_size=25)
+
+
+@settings(max_examples=60, deadline=None)
+@given(slot_choices, st.sampled_from(["TARGET.Memory >= 1024", "true", "Memory > 600"]),
+       st.sampled_from(["TARGET.KFlops", "0", "-TARGET.Memory"]), st.integers(0, 5))
+def test_grouped_candidates_are_those_of_each_slot_alone(
+        choices: list[tuple[int, int, int, int, int, int]], requirements: str, rank: str,
+        prio: int) -> None:
+    job = ClassAd.parse(f'[ MyType = "Job"; Owner = "alice"; JobPrio = {prio}; '
+                        f'Requirements = {requirements}; Rank = {rank} ]')
+    slots = _slots(choices)
+    assert _candidates(slots, job, grouped=True) == _candidates(slots, job, grouped=False)
+
+
+def test_slots_that_differ_only_in_name_are_judged_once() -> None:
+    slots = _slots([(1, 0, 0, 0, 0, 0)] * 6 + [(0, 0, 0, 0, 0, 0)] * 4)
+    job = ClassAd.parse('[ MyType = "Job"; Owner = "alice"; JobPrio = 0; '
+                        'Requirements = TARGET.Memory >= 1024; Rank = 0 ]')
+    mm = Matchmaker(slots, POLICY, NOW, lambda user: 500.0)
+    judged = []
+    judge = mm._judge
+    mm._judge = lambda slot, *a: judged.append(slot) or judge(slot, *a)  # type: ignore[method-assign]
+    names = [c.name for c in mm.candidates(job, "alice@x", 500.0)]
+    assert names == sorted(f"slot{i}@m{i % 3}" for i in range(6))
+    assert len(judged) == 2  # one per kind of slot, not one per slot

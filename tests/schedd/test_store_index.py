@@ -1,0 +1,68 @@
+"""The store's indexes (jobs by status, owner and cluster; the per-job views kept from its
+changes) always say what a pass over the whole queue would, after any mix of submits,
+holds, releases, removals, qedits and a reload."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from daemons.schedd.policy import may_fire
+from daemons.schedd.queue import JobQueue
+from daemons.schedd.store import JobSet, JobStore
+
+T0 = 1_767_225_600
+SUB = "executable = /bin/sleep\nqueue {n}\n"
+POLICY_SUB = "executable = /bin/sleep\nperiodic_remove = JobStatus == 5\nqueue {n}\n"
+
+step = st.tuples(st.sampled_from(["submit", "policy_submit", "hold", "release", "remove",
+                                  "qedit", "run"]),
+                 st.sampled_from(["alice", "bob"]), st.integers(0, 30), st.integers(1, 3))
+
+
+def _check(store: JobStore, view: JobSet) -> None:
+    by_status: dict[int, set[tuple[int, int]]] = {}
+    by_owner: dict[str | None, set[tuple[int, int]]] = {}
+    for job, ad in store.jobs.items():
+        status = ad.evaluate("JobStatus")
+        by_status.setdefault(status if isinstance(status, int) else 1, set()).add(job)
+        owner = ad.evaluate("Owner")
+        by_owner.setdefault(owner if isinstance(owner, str) else None, set()).add(job)
+    assert {k: v for k, v in store.by_status.items() if v} == by_status
+    assert {k: v for k, v in store.by_owner.items() if v} == by_owner
+    assert {c: set(m) for c, m in store.by_cluster.items()} == \
+        {c: {j for j in store.jobs if j[0] == c} for c in {j[0] for j in store.jobs}}
+    assert view.ordered() == [j for j in sorted(store.jobs) if may_fire(store.jobs[j])]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(step, min_size=1, max_size=25))
+def test_indexes_agree_with_a_pass_over_the_queue(steps: list[tuple[str, str, int, int]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        q = JobQueue(Path(tmp) / "spool")
+        q.open(T0)
+        view = JobSet(q.store, may_fire)
+        for i, (action, owner, pick, n) in enumerate(steps):
+            now = T0 + i
+            jobs = sorted(q.jobs)
+            job = jobs[pick % len(jobs)] if jobs else None
+            if action in ("submit", "policy_submit"):
+                text = (SUB if action == "submit" else POLICY_SUB).format(n=n)
+                q.submit(owner, text, tmp, "", now)
+            elif job is None:
+                continue
+            elif action == "run" and q.status(job) == 1:
+                q.set_status(job, 2, now)
+            elif action == "qedit":
+                q.qedit([f"{job[0]}.{job[1]}"], "", "PeriodicHold", "true", "condor", now)
+            elif action != "run":
+                q.act(action, [f"{job[0]}.{job[1]}"], "", "", "condor", now)
+            _check(q.store, view)
+        q.store.close()
+        again = JobQueue(Path(tmp) / "spool")
+        again.open(T0 + 100)
+        _check(again.store, JobSet(again.store, may_fire))
+        again.store.close()
