@@ -12,9 +12,15 @@ actions caused within the same simulated second -- takes one :func:`snapshot` of
 and checks each. :meth:`Driver.wait_quiet` is ``until = "quiet"``: after each instant the
 pool reaches, it asks the schedd whether the queue is empty.
 
-Problems that are not expectations (an action the schedd refused, a daemon that did not
-answer) are kept as ``notes``; a daemon that did not answer also fails the expectations
-of that moment.
+A daemon the driver needs that is dead (a ``kill`` action) while the master will start it
+again is waited for in simulated time (:meth:`.client.PoolClient.wait_running`): a submit,
+an action or an expectation due while the schedd is dead happens once the master has
+restarted it (expectations are checked then, at one instant, with a note saying so), and
+``until = "quiet"`` does not count the pool as quiet while any daemon awaits its restart.
+
+Problems that are not expectations (an action the schedd refused, a daemon that is not
+running and will not be) are kept as ``notes``; a daemon that did not answer fails the
+expectations of that moment, and a queue that cannot be looked at fails ``until = "quiet"``.
 """
 
 from __future__ import annotations
@@ -77,16 +83,25 @@ class Driver:
                 await self.check(expects)
 
     async def wait_quiet(self) -> None:
-        """Return at the first instant the schedd's queue is empty."""
+        """Return at the first instant the schedd's queue is empty and no daemon is dead
+        awaiting its restart (HTCondor's pool is not idle then)."""
         while True:
             await self.instants.settle()
             if self.instants.finished:
                 return
             try:
+                dead = self.client.awaiting_restart()
+                for name in dead:
+                    await self.client.wait_running(name)
+                if dead:
+                    continue  # settle the restart's instant, and look again
                 queue = await self.client.job_ads(history=False, projection=["ClusterId"])
             except PoolUnreachable as e:
-                self.notes.append(f"{self._when()}: {e}")
-                queue = []
+                if not self.instants.finished:
+                    self.results.append(ExpectResult(
+                        False, f"could not look at the queue: {e}", "",
+                        entry='until = "quiet"', at=self._when().removeprefix("t=")))
+                return
             self.jobs_in_queue = len(queue)
             if not queue:
                 return
@@ -95,9 +110,15 @@ class Driver:
     async def check(self, expects: Iterable[ExpectSpec]) -> None:
         """Check expectations against one snapshot of the pool, now."""
         expects = list(expects)
-        now = int(trio.current_time())
         tz = self.scenario.timezone
+        due = self._when()
         try:
+            await self._wait_for(expects)
+            now = int(trio.current_time())
+            if self._when() != due:
+                self.notes.append(f"{due}: a daemon the expectations ask was dead; they "
+                                  f"were checked at {self._when()}, once the master had "
+                                  "restarted it")
             snap = await snapshot(self.client, [e.ads for e in expects if e.ads], tz,
                                   jobs=any(e.ads is None for e in expects),
                                   trace_of=self.run_dir if any(e.messages for e in expects)
@@ -115,6 +136,18 @@ class Driver:
                                                   start=self.scenario.start))
         self.log.info("expectations_checked", count=len(expects),
                       failed=sum(1 for r in self.results[-len(expects):] if not r.ok))
+
+    async def _wait_for(self, expects: list[ExpectSpec]) -> None:
+        """Wait until every daemon the expectations ask runs (the schedd for jobs, the
+        collector for ads), so that one instant answers them all."""
+        children = getattr(self.client.master, "children", {})
+        needed = (["schedd"] if any(e.ads is None for e in expects) and "schedd" in children
+                  else []) + (["collector"] if any(e.ads for e in expects) else [])
+        while True:
+            for name in needed:
+                await self.client.wait_running(name)
+            if all(self.client.child_address(name) is not None for name in needed):
+                return
 
     # -- submits and actions -------------------------------------------------------------
     async def _submit(self, spec: SubmitSpec) -> None:
@@ -172,11 +205,15 @@ class Driver:
             append_knobs(self.config_path, spec.config, f"{spec.label}: reconfig")
         children = getattr(self.client.master, "children", {})
         names = [spec.daemon] if spec.daemon else ["master", *children]
+        awaiting = self.client.awaiting_restart()
         for name in names:
             address = self.master_address if name == "master" else \
                 self.client.child_address(name)
             if address is None:
-                self.notes.append(f"{spec.label}: no {name} is running")
+                if name in awaiting:  # it reads the new configuration when it starts again
+                    self.log.info("reconfig_skipped_dead_daemon", target=name)
+                else:
+                    self.notes.append(f"{spec.label}: no {name} is running")
                 continue
             assert self.background is not None
             await self.client.send_control(address, name, m.DC_RECONFIG(), self.background)
@@ -198,14 +235,13 @@ class Driver:
 
     async def _site(self, spec: ActionSpec) -> None:
         """A simulated site goes down or comes back: the gridmanager runs the sites."""
-        address = self.client.child_address("gridmanager")
-        if address is None:
+        if "gridmanager" not in getattr(self.client.master, "children", {}):
             self.notes.append(f"{spec.label}: no gridmanager is running to take "
                               f"{spec.do} of \"{spec.site}\"")
             return
         msg: Message = (m.SIM_SITE_DOWN if spec.do == "site_down" else m.SIM_SITE_UP)(
             resource=spec.site or "")
-        reply = await self.client.request(address, "gridmanager", msg)
+        reply = await self.client.ask("gridmanager", msg)
         if isinstance(reply, m.FAILED):
             self.notes.append(f"{spec.label}: the gridmanager refused it: {reply.reason}")
 

@@ -183,10 +183,11 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
                     master_done.set()
 
             master_address = await nursery.start(run_master)
+            instants = Instants(participant, host)
             client = PoolClient(
                 Endpoint(name="replay", network=network, participant=participant,
-                         tracer=tracer, log=log, security=security), participant, master)
-            instants = Instants(participant, host)
+                         tracer=tracer, log=log, security=security), participant, master,
+                instants=instants, log=log, start=scenario.start)
             driver = Driver(scenario, client, instants, run_dir, config_path,
                             master_address, log, background=nursery)
             meter = Progress(scenario, driver, enabled=progress, stop_at=stop_at)
@@ -212,6 +213,7 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
                       f"(see log/{failed[0] if failed else '<daemon>'}.stderr)"
                 outcome.results.append(ExpectResult(False, why, "", entry="pool", at="0s"))
             with _busy(participant):
+                client.frozen = True  # time stands still: a dead daemon stays dead
                 outcome.final_time = trio.current_time()
                 outcome.finish_reason = host.finish_reason if host is not None and \
                     host.finished.is_set() else "until reached"

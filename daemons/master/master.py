@@ -89,6 +89,26 @@ class _Child:
     # condor_off -daemon NAME: stopped and not restarted until condor_on sets ``resume``.
     off: bool = False
     resume: trio.Event = field(default_factory=trio.Event)
+    # When the restart timer set after a death fires (simulated time; None when none is
+    # set), and why the last start failed (None once one succeeds): for restart_state().
+    restart_at: float | None = None
+    start_failed: str | None = None
+
+
+@dataclass(frozen=True)
+class RestartState:
+    """What the master knows of one child (:meth:`Master.restart_state`).
+
+    ``running``: up and answering at ``address``. Otherwise ``restart_at`` is when the
+    master's restart timer fires (None: not known yet, e.g. the death is not reaped yet),
+    ``start_failed`` why the last attempt to start it failed, and ``gave_up`` why the master
+    will not start it again (empty when it will)."""
+
+    running: bool
+    address: str | None = None
+    restart_at: float | None = None
+    start_failed: str | None = None
+    gave_up: str = ""
 
 
 class Master:
@@ -262,10 +282,12 @@ class Master:
                 self.coordinator.forget(name)
             with self._ctx.busy():
                 await wait_real(proc, STOP_TIMEOUT)  # its stdout closed: it is exiting
+            reason = _last_line(log_dir / f"{name}.stderr")
+            child.start_failed = reason or f"exit status {proc.returncode}"
             self._ctx.log.error("daemon_failed_to_start", daemon=name, pid=proc.pid,
-                                status=proc.returncode,
-                                reason=_last_line(log_dir / f"{name}.stderr"))
+                                status=proc.returncode, reason=reason)
             return
+        child.restart_at = child.start_failed = None
         child.address = line
         child.started = trio.current_time()
         self._ctx.log.info("daemon_started", daemon=name, pid=proc.pid, address=line)
@@ -319,6 +341,7 @@ class Master:
                 "daemon_exited", daemon=child.planned.name, status=status, restart_in=delay,
                 pid=proc.pid, **({"reason": why} if why else {}),
             )
+            child.restart_at = now + delay
             if dying is not None:
                 dying.close()  # the restart timer below is set before anyone is idle
             if delay:
@@ -329,6 +352,20 @@ class Master:
         if child is None or child.process is None or child.process.returncode is not None:
             return None
         return child.process.pid
+
+    def restart_state(self, name: str) -> RestartState | None:
+        """Whether the child ``name`` runs and, if not, whether and when the master starts
+        it again (read only; None when DAEMON_LIST has no such daemon)."""
+        child = self.children.get(name)
+        if child is None:
+            return None
+        proc = child.process
+        alive = proc is not None and proc.returncode is None and child.dying is None
+        if alive and child.up.is_set() and not child.off:
+            return RestartState(True, child.address)
+        gave_up = ("the pool is shutting down" if self._stopping else
+                   "it was turned off (condor_off)" if child.off else "")
+        return RestartState(False, None, child.restart_at, child.start_failed, gave_up)
 
     def kill(self, name: str) -> None:
         """SIGKILL a daemon (as a crash would); the master restarts it after its back-off."""

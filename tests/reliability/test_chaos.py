@@ -11,8 +11,16 @@ from types import SimpleNamespace
 import pytest
 
 from condorsim.eventlog import EventLogWriter
-from condorsim.reliability.chaos import ChaosResult, chaos_scenario, judge, run_seed
-from condorsim.scenario import parse_scenario
+from condorsim.reliability.chaos import (
+    READVERTISED,
+    READVERTISED_TEXT,
+    ChaosResult,
+    chaos_scenario,
+    judge,
+    run_seed,
+)
+from condorsim.scenario import END, QUIET, parse_scenario
+from condorsim.scenario.checks import ExpectResult
 
 # Four seeds whose kills land on every kind of daemon, several while jobs run and end (seed 2's
 # schedd kill at 1736 s, 3 s before a lease-less job ends, found the double run the shadow
@@ -31,6 +39,24 @@ def test_the_chaos_scenarios_load_and_kill_every_kind_of_daemon() -> None:
         killed |= {daemon for _, daemon in plan.kills}
     assert killed == ALL
     assert {d for seed in SEEDS for _, d in chaos_scenario(seed).kills} == ALL
+
+
+def test_a_seed_runs_until_quiet_and_one_that_kills_the_collector_until_slots_are_back(
+        tmp_path: Path) -> None:
+    plan = chaos_scenario(14)  # kills the negotiator at 287 s and the collector at 1381 s
+    scenario = parse_scenario(plan.text, "chaos-14.toml")
+    assert scenario.until == QUIET
+    timed = [(int(e.at) - scenario.start, e.ads, e.count)
+             for e in scenario.expects if e.at != END]
+    assert timed == [(1381 + READVERTISED, "Machine", plan.slots)]
+    assert not [e for e in parse_scenario(chaos_scenario(4).text, "c.toml").expects
+                if e.at != END]  # seed 4 kills no collector
+    # slots not advertised again are a problem of the run, not a leaked claim
+    plan.logs = {}
+    missing = ExpectResult(False, "expected 2 Machine ads, found 1", "", entry="[[expect]] #1",
+                           description=READVERTISED_TEXT)
+    result = judge(plan, tmp_path, SimpleNamespace(results=[missing]))
+    assert (result.leaked, len(result.problems)) == ([], 1)
 
 
 def _log(path: Path, events: list[tuple[str, int]]) -> None:
