@@ -1,5 +1,6 @@
 """Test-wide settings: HTCondor's bindings without a pool, a watchdog against hangs, no
-hypothesis database, and a check that the tests leave no file behind in the checkout."""
+hypothesis database, and a check that the tests leave no file behind in the checkout; the
+library's scenarios replayed once per run for every test that reads them."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _library_runs import LibraryRuns
 
 # hypothesis keeps caches (unicode tables) in a directory of its own: not in the checkout
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY",
@@ -85,3 +87,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 _BEFORE = pytest.StashKey[set[str] | None]()
+
+
+@pytest.fixture(scope="session")
+def library_runs() -> Iterator[LibraryRuns]:
+    with tempfile.TemporaryDirectory(prefix="condorsim-scenarios-") as d:
+        yield LibraryRuns(Path(d), CHECKOUT / "scenarios")
