@@ -14,6 +14,7 @@ from condorsim.classad import ClassAd
 
 pytestmark = pytest.mark.pool
 
+
 @pytest.fixture(scope="module")
 def good(library_runs: LibraryRuns) -> Path:
     """The scenario's kept run (made once per test run: tests/replay/test_scenarios.py
