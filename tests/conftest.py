@@ -59,8 +59,8 @@ def _left_in_checkout() -> set[str] | None:
 def _compile_the_project() -> None:
     """Byte-compile condorsim and daemons once, when Python is told not to write bytecode
     (PYTHONDONTWRITEBYTECODE): every daemon process of a pool test (ten per replay, over a
-    thousand in a run) would otherwise compile the project's sources again (a replay of
-    tests/replay/test_determinism.py: 16.0 s of CPU without, 13.3 s with).
+    thousand in a run) would otherwise compile the project's sources again (the two replays
+    of tests/replay/test_determinism.py: 16.0 s of CPU without, 13.3 s with).
     The .pyc files go in __pycache__, where Python itself puts them (ignored by git and by
     the check below); an up-to-date tree is only checked, in a few milliseconds."""
     if not sys.flags.dont_write_bytecode:
