@@ -12,8 +12,9 @@ from pathlib import Path
 class LibraryRuns:
     """Kept replays of the library's scenarios (``condorsim replay scenarios/NAME --keep
     DIR``), each made once in a test run and then read by every test that asks for it:
-    tests/replay/test_scenarios.py replays the whole library twice, and the hook tests read
-    the hook scenarios' runs (ten replays fewer). A test only reads a kept run.
+    tests/replay/test_scenarios.py replays the whole library twice; the hook tests read the
+    hook scenarios' runs and tests/report a copy of the tour's (eleven replays fewer). A test
+    only reads a kept run (or a copy of it).
     Thread-safe: test_scenarios.py asks for a few at once."""
 
     def __init__(self, root: Path, library: Path) -> None:
