@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from condorsim.replay import replay
+from _library_runs import LibraryRuns
 
 pytestmark = pytest.mark.pool
 
@@ -21,11 +20,10 @@ def _records(log: Path) -> list[dict[str, object]]:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    keep = tmp_path_factory.mktemp("bad") / "run"
-    outcome = replay(SCENARIO, keep=keep)
-    assert outcome.ok, [r.line for r in outcome.results if not r.ok]
-    return keep
+def run(library_runs: LibraryRuns) -> Path:
+    """The scenario's kept run (made once per test run: tests/replay/test_scenarios.py
+    replays it too)."""
+    return library_runs.kept(SCENARIO.name)
 
 
 def _find(records: list[dict[str, object]], event: str, **fields: object) -> dict[str, object]:

@@ -7,34 +7,24 @@ scenario's own expectations must pass too."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import htcondor2 as htcondor
 import pytest
+from _library_runs import LibraryRuns
 
 from condorsim.classad import ClassAd
 from condorsim.hooks import SEPARATOR
-from condorsim.replay import replay
 
 pytestmark = pytest.mark.pool
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
-
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
-    kept: dict[str, Path] = {}
-
-    def run(name: str) -> Path:
-        if name not in kept:
-            keep = tmp_path_factory.mktemp(name)
-            outcome = replay(SCENARIOS / f"{name}.toml", keep=keep / "run")
-            assert outcome.ok, [r.line for r in outcome.results if not r.ok]
-            kept[name] = keep / "run"
-        return kept[name]
-
-    yield run  # type: ignore[misc]
+def runs(library_runs: LibraryRuns) -> Callable[[str], Path]:
+    """A scenario's kept run (made once per test run: tests/replay/test_scenarios.py
+    replays the same scenarios)."""
+    return lambda name: library_runs.kept(f"{name}.toml")
 
 
 def _calls(run_dir: Path, where: str, name: str) -> list[tuple[list[str], str, dict[str, str]]]:

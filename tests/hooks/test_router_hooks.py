@@ -8,30 +8,23 @@ import json
 from pathlib import Path
 
 import pytest
+from _library_runs import LibraryRuns
 
 from condorsim.classad import ClassAd
-from condorsim.replay import replay
 
 pytestmark = pytest.mark.pool
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 
-
-def _replay(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
-    keep = tmp_path_factory.mktemp(name) / "run"
-    outcome = replay(SCENARIOS / f"{name}.toml", keep=keep)
-    assert outcome.ok, [r.line for r in outcome.results if not r.ok]
-    return keep
+@pytest.fixture(scope="module")
+def good(library_runs: LibraryRuns) -> Path:
+    """The scenario's kept run (made once per test run: tests/replay/test_scenarios.py
+    replays it too)."""
+    return library_runs.kept("hooks-router.toml")
 
 
 @pytest.fixture(scope="module")
-def good(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _replay(tmp_path_factory, "hooks-router")
-
-
-@pytest.fixture(scope="module")
-def bad(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _replay(tmp_path_factory, "hooks-router-bad-input")
+def bad(library_runs: LibraryRuns) -> Path:
+    return library_runs.kept("hooks-router-bad-input.toml")
 
 
 def _calls(hook_dir: Path, name: str) -> list[tuple[list[str], str]]:

@@ -8,17 +8,15 @@ simulated times (the determinism the scenario format promises for a scenario and
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _library_runs import LibraryRuns
 
 from condorsim.eventlog import read_events
 from condorsim.runtime.trace import read_trace
@@ -34,13 +32,6 @@ AT_ONCE = 3
 RUNS = ("first", "second")
 
 JobEvents = dict[str, list[tuple[str, str, float]]]
-
-
-def _replay(path: Path, keep: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, CONDOR_CONFIG="/dev/null")
-    return subprocess.run([sys.executable, "-m", "condorsim.cli", "replay", str(path),
-                           "--keep", str(keep)],
-                          capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
 
 
 def job_events(run_dir: Path) -> JobEvents:
@@ -67,21 +58,14 @@ def job_messages(run_dir: Path) -> Counter[tuple[object, ...]]:
                                  for r in records if not str(r["cmd"]).startswith("SIM_"))
 
 
-def _run_dir(runs_dir: Path, name: str, run: str) -> Path:
-    return runs_dir / f"{name.replace('/', '-')}.{run}"
-
-
 @pytest.fixture(scope="module")
-def runs_dir() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="condorsim-scenarios-") as d:
-        yield Path(d)
-
-
-@pytest.fixture(scope="module")
-def outcomes(runs_dir: Path) -> dict[tuple[str, str], subprocess.CompletedProcess[str]]:
+def outcomes(library_runs: LibraryRuns) -> dict[tuple[str, str],
+                                                 subprocess.CompletedProcess[str]]:
+    """Every scenario replayed twice (tests/conftest.py's library_runs: a run another test
+    already asked for is not replayed again)."""
     keys = [(name, run) for name in NAMES for run in RUNS]
     with ThreadPoolExecutor(AT_ONCE) as pool:
-        done = pool.map(lambda key: _replay(LIBRARY / key[0], _run_dir(runs_dir, *key)), keys)
+        done = pool.map(lambda key: library_runs(*key), keys)
         return dict(zip(keys, done, strict=True))
 
 
@@ -104,9 +88,9 @@ def test_scenario_replays_with_every_expectation_met(
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("what", [job_events, job_messages], ids=["events", "messages"])
 def test_scenario_replays_twice_the_same_way(
-        name: str, what: Callable[[Path], Mapping[Any, Any]], runs_dir: Path,
+        name: str, what: Callable[[Path], Mapping[Any, Any]], library_runs: LibraryRuns,
         outcomes: dict[tuple[str, str], subprocess.CompletedProcess[str]]) -> None:
     assert all(outcomes[name, run].returncode == 0 for run in RUNS)
-    first, second = (what(_run_dir(runs_dir, name, run)) for run in RUNS)
+    first, second = (what(library_runs.run_dir(name, run)) for run in RUNS)
     assert first, f"nothing to compare: the run has no job {what.__name__}"
     assert first == second

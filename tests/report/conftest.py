@@ -1,20 +1,23 @@
-"""A kept replay of the tour with its report, made once for the report's tests."""
+"""The tour's kept run with its report, made once for the report's tests."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
+from _library_runs import LibraryRuns
 
-from condorsim.tools.replay import main as replay_main
-
-TOUR = Path(__file__).resolve().parents[2] / "scenarios" / "tour.toml"
+from condorsim.tools.report import main as report_main
 
 
 @pytest.fixture(scope="package")
-def tour_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``condorsim replay scenarios/tour.toml --keep DIR --report DIR/report.html``."""
+def tour_run(tmp_path_factory: pytest.TempPathFactory, library_runs: LibraryRuns) -> Path:
+    """A copy of the run ``condorsim replay scenarios/tour.toml --keep DIR`` kept (once per
+    test run: tests/replay/test_scenarios.py replays the tour too), with ``condorsim report
+    DIR`` written into it -- what ``replay --report DIR/report.html`` writes
+    (tests/report/test_report_cli.py runs that command itself)."""
     run = tmp_path_factory.mktemp("report") / "tour"
-    assert replay_main([str(TOUR), "--keep", str(run), "--report",
-                        str(run / "report.html"), "--quiet"]) == 0
+    shutil.copytree(library_runs.kept("tour.toml"), run)
+    assert report_main([str(run)]) == 0  # RUN_DIR/report.html
     return run
