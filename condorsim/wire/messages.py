@@ -555,12 +555,15 @@ class CLAIM_RESPONSE(Message):
 
 @message("SHADOW_START")
 class SHADOW_START(Message):
-    """Run ``job_ad`` (its $$ references expanded) on ``claim_id`` at ``startd_addr``."""
+    """Run ``job_ad`` (its $$ references expanded) on ``claim_id`` at ``startd_addr``.
+    ``schedd_addr`` is where the schedd that sends it listens (HTCondor gives each shadow
+    its schedd's address when it spawns it): the job's exit goes there."""
 
     job_ad: ClassAd
     claim_id: str
     startd_addr: str
     slot_ad: ClassAd
+    schedd_addr: str
 
 
 @message("SHADOW_UPDATE")

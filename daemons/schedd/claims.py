@@ -164,7 +164,7 @@ class ClaimKeeper:
                 async with await self.ctx.connect(addr, "shadow") as conn:
                     reply = await conn.request(m.SHADOW_START(
                         job_ad=ad, claim_id=claim.claim_id, startd_addr=claim.startd_addr,
-                        slot_ad=claim.slot_ad))
+                        slot_ad=claim.slot_ad, schedd_addr=self.schedd.address))
             except (OSError, trio.BrokenResourceError, trio.EndOfChannel) as e:
                 self.ctx.log.warning("shadow_unreachable", error=str(e))
                 self._shadow_addr = None

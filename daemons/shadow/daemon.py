@@ -233,6 +233,11 @@ class Shadow:
         old = self.instances.get(job.job)
         if old is not None and old.unreported is None:
             return m.FAILED(reason=f"job {job.job} already has a shadow")
+        if not self._schedd_given and msg.schedd_addr:
+            # The schedd that hands over a job is the one to report to: a schedd restarted
+            # since this shadow last looked listens elsewhere, and learning that only from
+            # a failed SHADOW_EXIT would make the exit wait SHADOW_JOB_CLEANUP_RETRY_DELAY.
+            self._schedd_addr = msg.schedd_addr
         send, receive = trio.open_memory_channel[Message | _PushNow](math.inf)
         inst = _Instance(job, send, receive, self._user_log(job.ad))
         self.instances[job.job] = inst

@@ -140,7 +140,8 @@ class Harness:
         slot = ClassAd({"Name": "slot1@exec1", "MyAddress": self.startd.address})
         async with await self.pool.connect("shadow", me="schedd") as conn:
             reply = await conn.request(m.SHADOW_START(
-                job_ad=ad, claim_id="claim-1", startd_addr=self.startd.address, slot_ad=slot))
+                job_ad=ad, claim_id="claim-1", startd_addr=self.startd.address, slot_ad=slot,
+                schedd_addr=""))
         assert isinstance(reply, m.OK)
         return ad
 

@@ -294,7 +294,7 @@ async def test_bad_requests_are_refused_and_the_daemons_carry_on(
         async with await h.pool.connect("shadow", me="schedd") as conn:
             reply = await conn.request(m.SHADOW_START(
                 job_ad=ClassAd({"Owner": "alice"}), claim_id="c", startd_addr="<1.2.3.4:5>",
-                slot_ad=slot))
+                slot_ad=slot, schedd_addr=""))
             assert isinstance(reply, m.FAILED) and "ClusterId" in reply.reason
             reply = await conn.request(m.SHADOW_HOLD(job="9.9", reason="x", code=1, subcode=0))
             assert isinstance(reply, m.FAILED) and "9.9" in reply.reason
