@@ -39,16 +39,24 @@ def _config_text(scenario: Scenario) -> str:
     return text
 
 
+def _pool_config(scenario: Scenario) -> Config | None:
+    """The scenario's ``[config]`` read as the daemons will read it; None when it does not
+    parse (the pool's own start-up reports configuration errors)."""
+    try:
+        return Config.from_text(_config_text(scenario), name="[config]",
+                                base_dir=scenario.base_dir)  # fmt: skip
+    except ConfigError:
+        return None
+
+
 def check_routing(ctx: FileContext, scenario: Scenario) -> None:
     """Refuse a scenario whose transforms or routes the pool could not use."""
     names = {name.upper() for name in scenario.config}
     if scenario.config_file is None and not names & {"JOB_TRANSFORM_NAMES", *_ROUTER_KNOBS}:
         return
-    try:
-        config = Config.from_text(_config_text(scenario), name="[config]",
-                                  base_dir=scenario.base_dir)  # fmt: skip
-    except ConfigError:
-        return  # the pool's own start-up reports configuration errors
+    config = _pool_config(scenario)
+    if config is None:
+        return
     errors = list(JobTransforms.from_config(config).errors)
     if any(config.get(knob) for knob in _ROUTER_KNOBS):
         errors += load_router_config(config).errors
@@ -66,11 +74,9 @@ def check_knob_values(ctx: FileContext, scenario: Scenario) -> None:
              if name in KNOBS and KNOBS[name].type in ("int", "float", "bool")]
     if not typed:
         return
-    try:
-        config = Config.from_text(_config_text(scenario), name="[config]",
-                                  base_dir=scenario.base_dir)  # fmt: skip
-    except ConfigError:
-        return  # the pool's own start-up reports configuration errors
+    config = _pool_config(scenario)
+    if config is None:
+        return
     getters = {"int": config.get_int, "float": config.get_float, "bool": config.get_bool}
     for name, knob in typed:
         try:
