@@ -129,8 +129,10 @@ def _coordination(r: PoolRun) -> str:
     jumps = max(c.get("jumps", 0), 1)
     return (f"{c.get('jumps', 0):,} jumps of the clock, {c.get('runs', 0):,} RUNs to processes "
             f"({c.get('runs', 0) / jumps:.1f} per jump), of them {c.get('holds', 0):,} for a "
-            f"message that reached a frozen process (HOLD; {c.get('holds', 0) / jumps:.1f} "
-            "per jump)")
+            f"message without a stamp that reached a frozen process (HOLD; "
+            f"{c.get('holds', 0) / jumps:.1f} per jump); {c.get('self_thaws', 0):,} times a "
+            f"stamped message thawed a frozen process ({c.get('self_thaws', 0) / jumps:.1f} "
+            "per jump, no RUN needed)")
 
 
 def _workload(scale: float) -> tuple[int, int, int]:

@@ -37,10 +37,13 @@ class ReplayCoordinator(Coordinator):
     eoi_reported: dict[str, bool] = field(default_factory=dict)
 
     def report(self, name: str, round: int, sent: int, received: int,
-               next_deadline: float | None, eoi_pending: bool) -> list[Action]:
+               next_deadline: float | None, eoi_pending: bool,
+               channels: dict[str, int] | None = None, runs: int | None = None,
+               ) -> list[Action]:
         if round == self.round:
             self.eoi_reported[name] = eoi_pending
-        return super().report(name, round, sent, received, next_deadline, eoi_pending)
+        return super().report(name, round, sent, received, next_deadline, eoi_pending,
+                              channels, runs)
 
 
 @dataclass

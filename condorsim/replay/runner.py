@@ -233,6 +233,7 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
                 await master_done.wait()
             if coordinator is not None:
                 outcome.coordination = {"jumps": coordinator.jumps, "runs": coordinator.runs,
+                                        "self_thaws": coordinator.self_thaws,
                                         "holds": coordinator.holds}
             tracer.close()
             _close_log(log)

@@ -7,8 +7,9 @@ say (hello, idle reports, holds) to the sans-I/O :class:`~.coordinator.Coordinat
 carries out the actions it returns. The master's own process is a participant too, served
 directly (no socket). Every other process runs :func:`run_participant_link`: it says hello,
 then on each RUN moves its :class:`~.clock.VirtualClock`, runs end-of-instant work if asked,
-thaws, and once idle freezes and reports; while frozen, a held pool message makes it send
-HOLD.
+thaws, and once idle freezes and reports. A pool message that reaches it frozen thaws it
+(the message's stamp says the time), and it reports again once idle; only a message without
+a stamp makes it send HOLD and wait for a RUN.
 
 The link is a loopback TCP socket carrying msgpack tuples back to back (msgpack delimits
 them itself), written with a plain non-blocking ``send`` from wherever the decision is made
@@ -27,10 +28,14 @@ daemon's link under its name.
 message    direction               fields
 =========  ======================  ==================================================
 HELLO      participant -> coord.   name, pid, proof -- the proof of the pool key (below)
-RUN        coord. -> participant   now, eoi -- move to now, run end-of-instant work if
-                                   eoi, thaw, report once idle
-REPORT     participant -> coord.   sent, received, next_deadline (or nil), eoi_pending
-HOLD       participant -> coord.   (a pool message waits for a thaw)
+RUN        coord. -> participant   now, eoi, round -- move to now, run end-of-instant
+                                   work if eoi, thaw, report once idle
+REPORT     participant -> coord.   sent, received, next_deadline (or nil), eoi_pending,
+                                   runs, channels -- RUNs had so far; per channel, pool
+                                   messages sent minus handled since the last REPORT
+                                   (without the last two: sent and received are totals,
+                                   counted on one channel shared by the pool)
+HOLD       participant -> coord.   (a pool message without a stamp waits for a thaw)
 FINISH     coord. -> participant   thaw for good: the run is over
 =========  ======================  ==================================================
 """
@@ -249,7 +254,12 @@ class CoordinatorHost:
 
     def _take(self, name: str, msg: tuple[Any, ...]) -> None:
         op = msg[0]
-        if op == REPORT and len(msg) == 5:
+        if op == REPORT and len(msg) == 7 and isinstance(msg[6], dict):
+            _, sent, received, deadline, eoi, runs, channels = msg
+            self._apply(self.coordinator.report(
+                name, self.coordinator.round, sent, received, deadline, bool(eoi),
+                channels=channels, runs=runs))
+        elif op == REPORT and len(msg) == 5:  # totals only: one shared channel
             _, sent, received, deadline, eoi = msg
             self._apply(self.coordinator.report(
                 name, self.coordinator.round, sent, received, deadline, bool(eoi)))
@@ -268,10 +278,10 @@ class CoordinatorHost:
         self._heard += 1
         for action in actions:
             if isinstance(action, Run):
-                msg = (RUN, action.now, action.eoi)
+                msg = (RUN, action.now, action.eoi, action.round)
                 for name in action.names:
                     if name == self.local_name:
-                        self._run_local(action.now, action.eoi)
+                        self._run_local(action.now, action.eoi, action.round)
                     elif (link := self._links.get(name)) is not None:
                         link.send(msg)
             elif isinstance(action, Advance):
@@ -280,15 +290,12 @@ class CoordinatorHost:
                 self.finish_reason = action.reason
                 for link in list(self._links.values()):
                     link.send((FINISH,))
-                self.local.on_hold = None
-                self.local.thaw()
+                self.local.finish()
                 self.finished.set()
 
-    def _run_local(self, now: float, eoi: bool) -> None:
-        self.clock.advance(now)
-        if eoi:
-            self.local.run_end_of_instant()
-        self.local.thaw()
+    def _run_local(self, now: float, eoi: bool, round: int) -> None:
+        self.clock.advance(now)  # (the local participant may have been given no clock)
+        self.local.run(now, round, eoi)
         if not self._local_polling:
             self._local_polling = True
             assert self._nursery is not None
@@ -304,7 +311,7 @@ class CoordinatorHost:
         rep = self.local.freeze()
         self._apply(self.coordinator.report(
             self.local_name, self.coordinator.round, rep.sent, rep.received,
-            rep.next_deadline, rep.eoi_pending))
+            rep.next_deadline, rep.eoi_pending, channels=rep.channels))
 
     def _local_hold(self) -> None:
         self._apply(self.coordinator.hold(self.local_name))
@@ -369,23 +376,37 @@ async def run_participant_link(
 
 
 async def _follow(link: _Link, participant: Participant, clock: VirtualClock) -> None:
-    finished = False
-    while True:
-        run = False
-        for msg in await link.receive():
-            if msg[0] == RUN and len(msg) == 3:
-                clock.advance(msg[1])
-                if msg[2]:
-                    participant.run_end_of_instant()
-                participant.thaw()
-                run = not finished
-            elif msg[0] == FINISH:
-                finished, run = True, False
-                participant.on_hold = None
-                participant.thaw()
-            else:
-                raise LinkClosed(f"unexpected {msg!r} on a clock link")
-        if run:
-            await participant.wait_idle()
-            rep = participant.freeze()
-            link.send((REPORT, rep.sent, rep.received, rep.next_deadline, rep.eoi_pending))
+    participant.on_self_thaw = _nothing  # the reporter below sends the report it owes
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_report_when_idle, link, participant)
+            while True:
+                for msg in await link.receive():
+                    if msg[0] == RUN and len(msg) == 4:
+                        clock.advance(msg[1])
+                        participant.run(msg[1], msg[3], bool(msg[2]))
+                    elif msg[0] == FINISH:
+                        participant.finish()
+                    else:
+                        raise LinkClosed(f"unexpected {msg!r} on a clock link")
+    finally:
+        participant.on_self_thaw = None
+
+
+async def _report_when_idle(link: _Link, participant: Participant) -> None:
+    """Whenever the process was thawed (a RUN, or a message that reached it frozen): once
+    it is idle, freeze and report."""
+    while not participant.finished:
+        await participant.wait_report_due()
+        if participant.finished:
+            return
+        await participant.wait_idle()
+        if participant.finished:
+            return
+        rep = participant.freeze()
+        link.send((REPORT, rep.sent, rep.received, rep.next_deadline, rep.eoi_pending,
+                   rep.runs, rep.channels or {}))
+
+
+def _nothing() -> None:
+    pass

@@ -11,30 +11,48 @@ that reaches it is held unhandled and uncounted, and it tells the coordinator so
 A frozen process cannot do anything else either: its clock stands still, so no timer fires.
 So its report stays true for as long as it is frozen.
 
-Once every participant is frozen and, summed over the pool, messages sent equal messages
-handled (plus an allowance for messages lost with a process that died), no message is in
-flight or held anywhere, and nothing can ever happen again at this instant: the pool is
-quiescent. (Sums that do not balance mean a message is on its way to a frozen process, whose
-HOLD will come: the coordinator thaws that one process, at the current instant, and it
-reports again. A message that never arrives -- lost with a process that died, or on a
-connection closed under it -- is written off once two looks at the whole pool agree.) Then:
+Every pool message goes down a *channel* (one direction of one connection) and is counted
+there twice: by its sender when sent, by its receiver when handled. Reports hand over those
+counts per channel; the coordinator keeps, per channel, messages sent minus handled.
+
+Once every participant has reported and every channel balances, no message is in flight
+or waiting anywhere, and nothing can ever happen again at this instant: the pool is
+quiescent. Then:
 
 1. if some participant has end-of-instant work, RUN(eoi) goes to those that have (they run
    it, then report again: that work may send messages);
 2. otherwise the pool jumps to ``t``, the earliest deadline: RUN(t) goes to the participants
    whose next timer is at ``t``. The others stay frozen at an earlier time, which nobody can
-   tell: a frozen process runs no code; before it next does, it is thawed by a RUN that
-   carries the pool's time ``t`` (a message reached it, or its own timer is due).
+   tell: a frozen process runs no code until a message or a RUN reaches it, and both carry
+   the pool's time (a message is stamped with its sender's: a sender is running, so it is
+   at the pool's time).
 
-Why no process handles a message from its future: a message sent at ``t`` by a process that
-moved goes to a process that either moved too, or is frozen and holds it until its RUN
-brings it to ``t`` -- messages count as handled only once thawed, so the sums cannot
-balance while one is held. Why every timer fires at its deadline: while all are frozen no
-timer can be added, so ``t`` is the earliest deadline of the whole pool, and a lagging
-process's deadlines are all later than any ``t`` it is thawed at.
+A frozen process that a message reaches thaws itself at the message's time and reports
+again when idle, without asking (:mod:`.participant`). Meanwhile the coordinator still holds
+its old report, but cannot be misled by it: the message's channel stays unbalanced until the
+receiver reports having handled it. Why that is enough: suppose the coordinator sees every
+channel balanced while some process did something after its last report. Take the first
+such thing, in real time: the process was thawed by a message (a RUN is known to the
+coordinator, which waits for the report answering it -- reports say how many RUNs their
+process has had). That message's sender sent it before its own last report (otherwise the
+sender acted after its report earlier still), so the sender's count includes it while the
+receiver's does not: on that one channel, whose messages arrive in order, the counts
+differ. Counting per channel matters: summed over the pool, a message counted on one side
+only could be made up by another, sent later, counted on the other side only.
+
+A message without a stamp (from outside virtual time) still makes its frozen receiver send
+HOLD, and the coordinator thaws it with a RUN at the current instant. (Sums that do not
+balance with no report or HOLD coming mean a message was lost -- sent on a connection whose
+far end died or closed -- and are written off once two looks at the whole pool agree.)
+
+Why no process handles a message from its future: a message sent at ``t`` goes to a process
+that either is at ``t`` or is frozen at an earlier time and moves to ``t`` before handling
+it; a channel unbalanced holds every decision. Why every timer fires at its deadline: while
+all are frozen no timer can be added, so ``t`` is the earliest deadline of the whole pool,
+and a lagging process's deadlines are all later than any ``t`` it is thawed at.
 
 Per jump this costs one RUN and one report for each process that has something to do, one
-more pair for each message that reached a process already frozen, and nothing for the rest.
+more report for each time a message thaws a frozen process, and nothing for the rest.
 
 The methods return :class:`Action` lists for the host to carry out; nothing here does I/O
 or reads a clock.
@@ -45,6 +63,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+SHARED = "*"
+"""The channel of messages counted without one (totals only, or a peer outside the pool)."""
+
 
 @dataclass(frozen=True)
 class Run:
@@ -54,6 +75,8 @@ class Run:
     names: tuple[str, ...]
     now: float
     eoi: bool = False
+    round: int = field(default=0, compare=False)
+    """The decision it carries out (stamped on what the process sends while it runs)."""
 
 
 @dataclass(frozen=True)
@@ -108,14 +131,17 @@ class Coordinator:
     jumps: int = 0
     runs: int = 0  # RUNs sent (one per participant run), jumps' and holds' alike
     holds: int = 0  # HOLDs answered with a RUN: messages that reached a frozen participant
+    self_thaws: int = 0  # reports answering no RUN: a stamped message thawed a frozen process
     finished: bool = False
     participants: set[str] = field(default_factory=set)
     expected: set[str] = field(default_factory=set)
     _reports: dict[str, _Report] = field(default_factory=dict)  # the frozen ones
     _counts: dict[str, tuple[int, int]] = field(default_factory=dict)  # last known
-    _lost: int = 0
+    _net: dict[str, int] = field(default_factory=dict)  # sent - handled, per channel, if not 0
+    _shared: dict[str, int] = field(default_factory=dict)  # each one's part of SHARED
+    _runs_sent: dict[str, int] = field(default_factory=dict)
     _recovering: bool = False
-    _previous: dict[str, tuple[int, int]] | None = None
+    _previous: tuple[dict[str, int], dict[str, tuple[int, int]]] | None = None
     _dying: set[str] = field(default_factory=set)
     _rerun: bool = False  # a process died: run everyone once more at this instant
 
@@ -136,9 +162,11 @@ class Coordinator:
         self.expected.discard(name)
         self.participants.add(name)
         self._counts[name] = (0, 0)
+        self._shared[name] = 0
+        self._runs_sent[name] = 0
         if self.finished:
             return []
-        return [Run((name,), self.now)]
+        return self._run([name])
 
     def leave(self, name: str) -> list[Action]:
         """A participant's process is gone; messages sent to it may be lost."""
@@ -146,10 +174,12 @@ class Coordinator:
             return []
         self.participants.discard(name)
         self._dying.discard(name)
-        sent, received = self._counts.pop(name, (0, 0))
-        # Its own counts leave the sums; what others sent it and it never handled stays
+        self._counts.pop(name, None)
+        self._runs_sent.pop(name, None)
+        # Counted without channels, its own counts leave the sums. What others sent it and
+        # it never handled (and, per channel, what it sent after its last report) stays
         # unbalanced: two agreeing looks at the whole pool write that off as lost.
-        self._lost -= sent - received
+        self._add(SHARED, -self._shared.pop(name, 0))
         self._reports.pop(name, None)
         self._recovering = True
         self._previous = None
@@ -174,12 +204,31 @@ class Coordinator:
         received: int,
         next_deadline: float | None,
         eoi_pending: bool,
+        channels: dict[str, int] | None = None,
+        runs: int | None = None,
     ) -> list[Action]:
-        """A participant is idle and frozen. (``round`` is not needed: a participant reports
-        exactly once after each RUN.)"""
+        """A participant is idle and frozen.
+
+        ``channels``: messages sent minus handled per channel since its previous report
+        (None: ``sent`` and ``received`` are its totals, all on one shared channel).
+        ``runs``: RUNs it has had; a report made before the last RUN sent to it reached it
+        answers none (a message thawed it): it stays running. (``round`` is not needed.)
+        """
         if name not in self.participants:
             raise CoordinatorError(f"report from unknown participant {name!r}")
         self._counts[name] = (sent, received)
+        if channels is None:
+            part = sent - received
+            self._add(SHARED, part - self._shared.get(name, 0))
+            self._shared[name] = part
+        else:
+            for channel, n in channels.items():
+                self._add(channel, n)
+        if runs is not None and runs < self._runs_sent.get(name, 0):
+            self.self_thaws += 1
+            return []  # a RUN is on its way to it: its answer is the report that counts
+        if name in self._reports:
+            self.self_thaws += 1  # reported, had no RUN since: a message thawed it
         if name in self._dying:
             return []  # no decision before it is gone
         deadline = math.inf if next_deadline is None else float(next_deadline)
@@ -207,8 +256,7 @@ class Coordinator:
             return False
         if len(self._reports) < len(self.participants):
             return False
-        reports = self._reports.values()
-        return sum(r.sent for r in reports) - sum(r.received for r in reports) != self._lost
+        return bool(self._net)
 
     def suspect_loss(self) -> list[Action]:
         """No HOLD came: look at everyone again; what two agreeing looks leave unbalanced is
@@ -219,11 +267,22 @@ class Coordinator:
         return self._decide()
 
     # -- internals --------------------------------------------------------------------------
+    def _add(self, channel: str, n: int) -> None:
+        if n:
+            left = self._net.get(channel, 0) + n
+            if left:
+                self._net[channel] = left
+            else:
+                del self._net[channel]
+
     def _run(self, names: list[str], *, eoi: bool = False) -> list[Action]:
+        runs_sent = self._runs_sent
         for name in names:
             self._reports.pop(name, None)
+            if name in runs_sent:
+                runs_sent[name] += 1
         self.runs += len(names)
-        return [Run(tuple(sorted(names)), self.now, eoi)]
+        return [Run(tuple(sorted(names)), self.now, eoi, self.round)]
 
     def _with_local(self, names: list[str]) -> list[str]:
         if self.local is not None and self.local in self.participants and self.local not in names:
@@ -236,16 +295,15 @@ class Coordinator:
         if len(self._reports) < len(self.participants):
             return []  # someone is still running (or holding what it was sent)
         reports = self._reports
-        imbalance = sum(r.sent for r in reports.values()) - sum(r.received for r in reports.values())
-        if imbalance != self._lost:
+        if self._net:
             if not self._recovering:
-                return []  # a message is on its way to a frozen process: its HOLD will come
-            counts = {n: (r.sent, r.received) for n, r in reports.items()}
-            if counts != self._previous:
-                self._previous = counts  # look once more at everyone; agreeing looks settle it
+                return []  # a message is on its way to, or being handled by, a process
+            look = (dict(self._net), {n: (r.sent, r.received) for n, r in reports.items()})
+            if look != self._previous:
+                self._previous = look  # look once more at everyone; agreeing looks settle it
                 self._rerun = False
                 return self._run(sorted(self.participants))
-            self._lost = imbalance
+            self._net.clear()  # lost
         self._recovering = False
         self._previous = None
         if self._rerun:

@@ -9,8 +9,10 @@ made-up ports (one pool inside one trio run, for tests), so daemon code cannot t
 apart.
 
 A :class:`Conn` is one connection between two named daemons: it counts every pool message
-for virtual time (and, on virtual time, holds a received one while its process is frozen:
-see :mod:`.participant`) and writes every message to the trace.
+for virtual time, per direction of the connection (a *channel*, named by the side that
+connected), stamps what it sends with the sender's simulated time, round and channel, and
+thaws a frozen process at a received message's stamp (see :mod:`.participant`); and it
+writes every message to the trace.
 
 Every connection starts with authentication (docs/security.md); the client speaks first, so
 a connection is a counted message from its first moment (virtual time). A daemon's SIM_HELLO
@@ -56,6 +58,7 @@ from condorsim.wire.messages import (
     command_level,
 )
 
+from .coordinator import SHARED
 from .participant import Participant
 from .trace import Tracer
 
@@ -194,6 +197,8 @@ class Conn:
         self.peer = peer
         self._participant = participant
         self._tracer = tracer
+        self._out = SHARED  # the channels this side sends and receives on (virtual time)
+        self._in = SHARED
         self.identity = ""
         """The peer's authenticated identity, ``user@domain`` (set by the server's handshake)."""
         self.method = ""
@@ -215,24 +220,40 @@ class Conn:
         if participant is None:
             await self._stream.send(msg)
             return
-        participant.message_sent()
+        channel = self._out
+        participant.message_sent(channel)
         delivered = False
         try:
-            await self._stream.send(msg)
+            await self._stream.send(msg, participant.stamp(channel))
             delivered = True
         finally:
             # A send that failed (or was cancelled) did not deliver a whole message: the
             # peer will never handle it, so it must not be counted as sent.
-            participant.send_done(delivered)
+            participant.send_done(delivered, channel)
 
     async def receive(self) -> Message:
-        msg = await self._stream.receive()
+        stream = self._stream
+        msg = await stream.receive()
         participant = self._participant
         if participant is not None:
-            if participant.frozen:  # virtual time: wait for the coordinator's RUN
-                await participant.wait_thawed()
-            participant.message_received()
+            stamp = stream.stamp
+            if stamp is not None:
+                channel = self._in = stamp[2]
+                if self._out == SHARED and channel.endswith(">"):
+                    self._out = channel[:-1] + "<"  # we accepted: ours is the other way
+            elif self._in == SHARED and participant.clock is not None:
+                self._in = participant.new_channel() + "?"  # the peer counts nothing
+            if participant.frozen:  # virtual time: thaw at the stamp, or wait for a RUN
+                await participant.wait_thawed(stamp)
+            participant.message_received(self._in)
         return msg
+
+    def connected(self) -> None:
+        """This side opened the connection: it names the connection's two channels."""
+        participant = self._participant
+        if participant is not None and participant.clock is not None:
+            name = participant.new_channel()
+            self._out, self._in = name + ">", name + "<"
 
     async def request(self, msg: Message) -> Message:
         await self.send(msg)
@@ -280,6 +301,7 @@ class Endpoint:
             participant=self.participant,
             tracer=None,
         )
+        conn.connected()
         try:
             await self._authenticate(conn, address, peer)
         except BaseException:

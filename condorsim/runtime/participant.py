@@ -11,11 +11,22 @@ of the process is blocked, no send is half written and no subprocess is running
 next timer deadline from trio's own statistics, whether end-of-instant work waits) and
 *freezes* the process in the same step.
 
-A frozen process handles nothing: a pool message that arrives is held in the connection
-(:meth:`Participant.wait_thawed`, which tells the coordinator once through ``on_hold``) and
-is counted as received only when the coordinator thaws the process -- at the current
-instant, or after moving its clock. So a frozen process's report stays true for as long as
-it is frozen; the coordinator (:mod:`.coordinator`) relies on exactly that.
+A frozen process handles nothing until it is thawed, and a pool message that arrives
+thaws it (:meth:`Participant.wait_thawed`). Every pool message carries a *stamp*: the
+sender's simulated time, the coordinator's decision (round) it runs under, and the channel
+(one direction of one connection) it went down. A sender is running, so its time is the
+pool's: the frozen receiver moves its clock to the stamp's time, thaws itself and reports
+again once idle -- no word to the coordinator first. The message counts as received (on
+its channel) only then, so until that report the coordinator sees the channel unbalanced
+and decides nothing (:mod:`.coordinator` says why that is enough). One exception: if a
+decision the receiver has not heard of yet runs it anyway (it reported end-of-instant work,
+or its next timer is due by the stamp's time), it waits for that RUN, so that its
+end-of-instant work and timers come first, as they would have. A message without a stamp
+(from a process outside virtual time) is held, and the coordinator told once through
+``on_hold`` (HOLD), as before stamps existed.
+
+Counts are kept per channel, as changes since the last report: a report hands them over
+and starts afresh.
 
 End-of-instant work is how same-instant decisions are made deterministic: a daemon that must
 choose among things that happened "at the same time" (which idle job takes a freed claim)
@@ -28,6 +39,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -40,7 +52,10 @@ try:  # the same function trio.testing exports, without importing trio.testing (
 except ImportError:  # pragma: no cover - a trio that moved it
     from trio.testing import wait_all_tasks_blocked
 
+from condorsim.wire.codec import Stamp
+
 from .clock import VirtualClock
+from .coordinator import SHARED
 
 
 @dataclass(frozen=True)
@@ -49,6 +64,13 @@ class IdleReport:
     received: int
     next_deadline: float | None
     eoi_pending: bool
+    channels: dict[str, int] | None = None
+    """Messages sent minus received per channel since the previous report."""
+    runs: int = 0
+    """RUNs received so far (the coordinator knows which of its RUNs a report answers)."""
+
+
+
 
 
 class Participant:
@@ -58,6 +80,17 @@ class Participant:
         self.clock = clock
         self.sent = 0
         self.received = 0
+        self.round = 0  # the coordinator's latest decision this process knows of
+        self.runs = 0  # RUNs received
+        self.finished = False  # the coordinator let the pool go for good
+        self._delta: dict[str, int] = {}
+        self._prefix = os.urandom(4).hex()  # channel names unique across the pool's processes
+        self._channels = itertools.count(1)
+        self._report_round = -1  # what the last report said
+        self._report_deadline: float | None = None
+        self._report_eoi = False
+        self._report_due = trio.Event()
+        self.on_self_thaw: Callable[[], None] | None = None
         self._busy = 0
         self._not_busy = trio.Event()
         self._not_busy.set()
@@ -73,23 +106,37 @@ class Participant:
         self._eoi_added = trio.Event()
 
     # -- counting ---------------------------------------------------------------------------
-    def message_sent(self) -> None:
+    def new_channel(self) -> str:
+        """A name for a new connection's channels, unique in the pool."""
+        return f"{self._prefix}.{next(self._channels)}"
+
+    def stamp(self, channel: str) -> Stamp | None:
+        """The stamp of a message sent now down ``channel`` (None off virtual time)."""
+        clock = self.clock
+        if clock is None:
+            return None
+        return (clock.now, self.round, channel)
+
+    def message_sent(self, channel: str = SHARED) -> None:
         """A pool message is being sent; :meth:`send_done` follows once it is written."""
         self.sent += 1
         self._sending += 1
+        self._delta[channel] = self._delta.get(channel, 0) + 1
 
-    def send_done(self, delivered: bool = True) -> None:
+    def send_done(self, delivered: bool = True, channel: str = SHARED) -> None:
         """The send begun by :meth:`message_sent` is over; not ``delivered``: it failed."""
         if not delivered:
             self.sent -= 1
+            self._delta[channel] = self._delta.get(channel, 0) - 1
         self._sending -= 1
         if self._sending == 0 and self._sent_all is not None:
             self._sent_all.set()
             self._sent_all = None
 
-    def message_received(self) -> None:
+    def message_received(self, channel: str = SHARED) -> None:
         """A received pool message is about to be handled (never while frozen)."""
         self.received += 1
+        self._delta[channel] = self._delta.get(channel, 0) - 1
 
     # -- freezing ---------------------------------------------------------------------------
     def freeze(self) -> IdleReport:
@@ -97,13 +144,42 @@ class Participant:
         self.frozen = True
         self._thawed = trio.Event()
         self._hold_told = False
-        return self.idle_report()
+        self._report_due = trio.Event()
+        report = self.idle_report()
+        self._delta = {}
+        self._report_round = self.round
+        self._report_deadline = report.next_deadline
+        self._report_eoi = report.eoi_pending
+        return report
 
     def thaw(self) -> None:
         """The coordinator lets the process go on: held messages are handled now."""
         if self.frozen:
             self.frozen = False
             self._thawed.set()
+
+    def run(self, now: float, round: int, eoi: bool) -> None:
+        """A RUN from the coordinator: move to ``now``, run end-of-instant work if ``eoi``,
+        thaw; a report is due once idle."""
+        if self.clock is not None:
+            self.clock.advance(now)
+        self.round = max(self.round, round)
+        self.runs += 1
+        if eoi:
+            self.run_end_of_instant()
+        self.thaw()
+        self._report_due.set()
+
+    def finish(self) -> None:
+        """The coordinator is done with the pool: thaw for good, report no more."""
+        self.finished = True
+        self.on_hold = None
+        self.thaw()
+        self._report_due.set()
+
+    async def wait_report_due(self) -> None:
+        """Return once this process was thawed (by a RUN or a message) and owes a report."""
+        await self._report_due.wait()
 
     def wake(self) -> None:
         """Something outside the pool (a child process exited) woke this process.
@@ -116,8 +192,23 @@ class Participant:
             self._hold_told = True
             self.on_hold()
 
-    async def wait_thawed(self) -> None:
-        """Hold a message that arrived while frozen until the coordinator thaws the process."""
+    async def wait_thawed(self, stamp: Stamp | None = None) -> None:
+        """A message arrived while frozen: thaw at its ``stamp``'s time, or wait for the
+        coordinator (see the module's docstring)."""
+        if stamp is not None and self.clock is not None and self.on_self_thaw is not None:
+            sent_at, round, _channel = stamp
+            run_coming = round > self._report_round and (
+                self._report_eoi
+                or (self._report_deadline is not None and self._report_deadline <= sent_at))
+            if not run_coming:
+                self.clock.advance(sent_at)
+                self.round = max(self.round, round)
+                self.thaw()
+                self._report_due.set()
+                self.on_self_thaw()
+                return
+            await self._thawed.wait()
+            return
         if not self._hold_told:
             self._hold_told = True
             if self.on_hold is not None:
@@ -155,7 +246,8 @@ class Participant:
         stats = trio.lowlevel.current_statistics()
         delta = stats.seconds_to_next_deadline
         deadline = None if math.isinf(delta) else trio.current_time() + delta
-        return IdleReport(self.sent, self.received, deadline, bool(self._eoi))
+        return IdleReport(self.sent, self.received, deadline, bool(self._eoi),
+                          {k: v for k, v in self._delta.items() if v}, self.runs)
 
     # -- end of instant ---------------------------------------------------------------------
     def at_end_of_instant(self, key: Any, callback: Callable[[], None]) -> None:

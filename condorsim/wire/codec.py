@@ -138,18 +138,33 @@ def registered_messages() -> Mapping[str, type[Message]]:
     return types.MappingProxyType({name: spec.cls for name, spec in _BY_COMMAND.items()})
 
 
-def encode(msg: Message) -> bytes:
-    """Return the msgpack payload of ``msg`` (no frame header).
+STAMP_KEY: Final = "@"
+"""The payload key of a message's virtual-time stamp: ``[time, round, channel]``
+(docs/runtime.md). Messages of a pool on virtual time carry it; it is no field of theirs."""
+
+Stamp = tuple[float, int, str]
+
+
+def encode(msg: Message, stamp: Stamp | None = None) -> bytes:
+    """Return the msgpack payload of ``msg`` (no frame header), with ``stamp`` if given.
 
     Raises ``TypeError`` if ``msg`` is not a registered message or a field holds a value
     of the wrong type (our bug).
     """
-    payload: bytes = msgpack.packb(_encode_map(msg), use_bin_type=True)
+    obj = _encode_map(msg)
+    if stamp is not None:
+        obj[STAMP_KEY] = stamp
+    payload: bytes = msgpack.packb(obj, use_bin_type=True)
     return payload
 
 
 def decode(payload: bytes) -> Message:
     """Decode and validate one payload; raise :class:`ProtocolError` if it is not a message."""
+    return decode_stamped(payload)[0]
+
+
+def decode_stamped(payload: bytes) -> tuple[Message, Stamp | None]:
+    """:func:`decode`, and the message's stamp (None if it has none)."""
     try:
         obj = msgpack.unpackb(payload, raw=False, strict_map_key=True, **UNPACK_LIMITS)
     except (ValueError, msgpack.UnpackException) as e:
@@ -157,7 +172,17 @@ def decode(payload: bytes) -> Message:
         raise ProtocolError(f"payload is not a valid msgpack value: {_short(str(e))}") from None
     if type(obj) is not dict:
         raise ProtocolError(f"a message must be a msgpack map, not {_kind(obj)}")
-    return _decode_map(obj, None)
+    raw = obj.pop(STAMP_KEY, None)
+    stamp: Stamp | None = None
+    if raw is not None:
+        if not (
+            type(raw) is list and len(raw) == 3
+            and type(raw[0]) in (int, float) and type(raw[1]) is int and type(raw[2]) is str
+        ):
+            raise ProtocolError(f"a message's stamp must be [time, round, channel], not "
+                                f"{_short(repr(raw))}")
+        stamp = (float(raw[0]), raw[1], raw[2])
+    return _decode_map(obj, None), stamp
 
 
 # ---- encoding and decoding of one message map -------------------------------------------

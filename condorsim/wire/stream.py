@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 import trio
 
-from condorsim.wire.codec import Message, decode, encode
+from condorsim.wire.codec import Message, Stamp, decode_stamped, encode
 from condorsim.wire.errors import MessageTooLarge, ProtocolError
 from condorsim.wire.framing import DEFAULT_MAX_FRAME, FrameDecoder, encode_frame
 
@@ -82,19 +82,21 @@ class MessageStream(trio.abc.AsyncResource):
         self._on_received = on_received
         self._broken: ProtocolError | None = None
         self._send_interrupted = False
+        self.stamp: Stamp | None = None
+        """The virtual-time stamp of the message :meth:`receive` returned last, if it had one."""
 
     @property
     def stream(self) -> trio.abc.Stream:
         """The byte stream underneath (for its socket's peer address, say)."""
         return self._stream
 
-    async def send(self, msg: Message) -> None:
-        """Encode, frame and write ``msg``.
+    async def send(self, msg: Message, stamp: Stamp | None = None) -> None:
+        """Encode, frame and write ``msg`` (with a virtual-time ``stamp``, if given).
 
         Raises :class:`MessageTooLarge` (our error) if its payload exceeds ``max_frame``,
         and :class:`ConnectionClosed` if the connection is broken.
         """
-        payload = encode(msg)
+        payload = encode(msg, stamp)
         if len(payload) > self._max_frame:
             raise MessageTooLarge(
                 f"{msg.command}: {len(payload)} bytes is more than the"
@@ -130,7 +132,7 @@ class MessageStream(trio.abc.AsyncResource):
                 await trio.lowlevel.cancel_shielded_checkpoint()
             else:
                 payload = await self._receive_frame()
-            msg = decode(payload)
+            msg, self.stamp = decode_stamped(payload)
         except ProtocolError as e:
             self._broken = e
             raise

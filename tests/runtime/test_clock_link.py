@@ -50,10 +50,10 @@ async def _first(host: CoordinatorHost, clock: VirtualClock) -> None:
         address = await nursery.start(
             lambda task_status: host.run(TcpNetwork(), task_status=task_status))
         peer = await _Peer.connect(address, "p")
-        assert await peer.receive() == (RUN, 1000.0, False)
+        assert await peer.receive() == (RUN, 1000.0, False, 0)
         await peer.send(REPORT, 0, 0, 1300.0, False)
         # The host's own process reports by itself; the pool jumps to p's timer.
-        assert await peer.receive() == (RUN, 1300.0, False)
+        assert await peer.receive() == (RUN, 1300.0, False, 1)
         assert clock.now == 1300.0 and host.coordinator.jumps == 1
         await peer.send(REPORT, 0, 0, None, False)
         assert await peer.receive() == (FINISH,)
@@ -74,15 +74,15 @@ async def _second(host: CoordinatorHost, clock: VirtualClock) -> None:
         address = await nursery.start(
             lambda task_status: host.run(TcpNetwork(), task_status=task_status))
         old = await _Peer.connect(address, "collector")
-        assert await old.receive() == (RUN, 0.0, False)
+        assert await old.receive() == (RUN, 0.0, False, 0)
         await old.send(REPORT, 5, 0, 50.0, False)  # five messages sent, never handled
         new = await _Peer.connect(address, "collector")
-        assert await new.receive() == (RUN, 0.0, False)
+        assert await new.receive() == (RUN, 0.0, False, 0)
         await new.send(REPORT, 0, 0, 60.0, False)
         # The old one left (its five messages written off after a look); time moves on.
-        assert await new.receive() == (RUN, 0.0, False)  # the look after a death
+        assert await new.receive() == (RUN, 0.0, False, 0)  # the look after a death
         await new.send(REPORT, 0, 0, 60.0, False)
-        assert await new.receive() == (RUN, 60.0, False)
+        assert await new.receive() == (RUN, 60.0, False, 1)
         assert clock.now == 60.0
         old.sock.close()
         new.sock.close()

@@ -74,9 +74,9 @@ async def _refusals(host: CoordinatorHost, clock: VirtualClock, log: _Log) -> No
         assert "does not hold the pool key" in log.records[2][1]["reason"]
         # the key holder joins, and the pool's time moves on with it
         sock, first = await _hello(address, "schedd", 1, good)
-        assert msgpack.unpackb(first, use_list=False) == (RUN, 1000.0, False)
+        assert msgpack.unpackb(first, use_list=False) == (RUN, 1000.0, False, 0)
         await sock.send(msgpack.packb((REPORT, 0, 0, 1300.0, False)))
-        assert msgpack.unpackb(await sock.recv(4096), use_list=False) == (RUN, 1300.0, False)
+        assert msgpack.unpackb(await sock.recv(4096), use_list=False) == (RUN, 1300.0, False, 1)
         assert clock.now == 1300.0
         # the same proof again (read off the wire) is a replay: refused
         again, first = await _hello(address, "schedd", 1, good)

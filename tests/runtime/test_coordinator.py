@@ -136,3 +136,62 @@ def test_a_stall_without_a_hold_is_written_off_after_two_looks():
     c.report("a", 0, 2, 0, 30.0, False)
     assert c.report("b", 0, 0, 1, 30.0, False) == [Advance(30.0), Run(("a", "b"), 30.0)]
     assert not c.stalled() and c.suspect_loss() == []
+
+
+# -- channels and self-thawing (messages stamped with their sender's time) --------------------
+
+
+def _report(c: Coordinator, name: str, deadline: float | None, channels: dict[str, int],
+            runs: int = 1, eoi: bool = False) -> list[object]:
+    return list(c.report(name, c.round, 0, 0, deadline, eoi, channels=channels, runs=runs))
+
+
+def test_a_process_a_message_thawed_reports_again_and_time_waits_for_it():
+    c = _pool("a", "b")
+    assert _report(c, "b", 50.0, {}) == []
+    # a sent one message down channel x> and froze; b is frozen at the pool's time.
+    assert _report(c, "a", 90.0, {"x>": 1}) == []  # x> unbalanced: no jump
+    # b thawed itself at the message's stamp (no HOLD, no RUN), handled it, reports again.
+    assert _report(c, "b", 50.0, {"x>": -1}) == [Advance(50.0), Run(("b",), 50.0)]
+    assert c.holds == 0 and c.self_thaws == 1
+
+
+def test_a_message_counted_on_one_side_only_is_not_made_up_by_another_channel():
+    c = _pool("s", "p", "r")
+    _report(c, "p", 40.0, {})
+    _report(c, "r", 40.0, {})
+    # s sent m to p (channel sp>) and reported. p thawed on it and, before reporting, sent
+    # m2 to r (channel pr>), which r handled and reported. Summed over the pool the counts
+    # balance (one sent, one handled), yet p is still running.
+    assert _report(c, "s", 60.0, {"sp>": 1}) == []
+    assert _report(c, "r", 40.0, {"pr>": -1}) == []
+    assert c.now == 0.0 and c.stalled()  # every report in, channels unbalanced
+    # p's report squares both channels: now the pool may jump.
+    assert _report(c, "p", 40.0, {"sp>": -1, "pr>": 1}) == [Advance(40.0), Run(("p", "r"), 40.0)]
+
+
+def test_a_report_made_before_a_run_arrived_does_not_answer_it():
+    c = _pool("a", "b")
+    _report(c, "a", 10.0, {})
+    assert _report(c, "b", 10.0, {}) == [Advance(10.0), Run(("a", "b"), 10.0)]
+    _report(c, "a", 20.0, {"ab>": 1}, runs=2)
+    # b was thawed by a's message before its RUN reached it: that report (1 RUN seen, 2
+    # sent) squares the channel but b is still to run its timers at 10.
+    assert _report(c, "b", 10.0, {"ab>": -1}, runs=1) == []
+    assert _report(c, "b", 30.0, {}, runs=2) == [Advance(20.0), Run(("a",), 20.0)]
+
+
+def test_counts_lost_with_a_dead_process_per_channel_are_written_off_after_two_looks():
+    c = _pool("a", "b")
+    _report(c, "b", 40.0, {})
+    _report(c, "a", 50.0, {"ab>": 1})  # sent to b, which dies before handling it
+    c.will_leave("b")
+    assert c.leave("b") == [Run(("a",), 0.0)]  # everyone looks once more at this instant
+    # The look agrees with what was known when b left: a's message is lost; time moves.
+    assert _report(c, "a", 50.0, {}, runs=2) == [Advance(50.0), Run(("a",), 50.0)]
+
+
+def test_a_run_carries_the_decision_it_belongs_to():
+    c = _pool("a")
+    (_advance, run) = _report(c, "a", 300.0, {})
+    assert isinstance(run, Run) and run.round == c.round == 1

@@ -6,6 +6,7 @@ import pytest
 import trio
 import trio.testing
 
+from condorsim.runtime.clock import VirtualClock
 from condorsim.runtime.network import Conn
 from condorsim.runtime.participant import Participant
 from condorsim.wire import ConnectionClosed, MessageStream
@@ -67,3 +68,68 @@ async def test_end_of_instant_work_waits_for_quiescence_and_runs_in_key_order() 
     assert p.idle_report().eoi_pending
     assert p.run_end_of_instant() == 2
     assert ran == ["z", "b"] and not p.idle_report().eoi_pending
+
+
+def _virtual(start: float) -> tuple[Participant, VirtualClock]:
+    clock = VirtualClock(start)
+    p = Participant(clock)
+    p.on_self_thaw = lambda: None  # a link would report once idle
+    return p, clock
+
+
+async def test_a_stamped_message_thaws_its_frozen_receiver_at_the_senders_time() -> None:
+    sender, _ = _virtual(100.0)
+    receiver, receiver_clock = _virtual(40.0)  # frozen at an earlier instant
+    holds: list[int] = []
+    receiver.on_hold = lambda: holds.append(1)
+    left, right = trio.testing.memory_stream_pair()
+    out = Conn(MessageStream(left), me="a", peer="b", participant=sender, tracer=None)
+    into = Conn(MessageStream(right), me="b", peer="a", participant=receiver, tracer=None)
+    out.connected()
+    handled: list[float] = []
+
+    async def serve() -> None:
+        while True:
+            await into.receive()
+            handled.append(receiver_clock.now)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(serve)
+        await receiver.wait_idle()
+        receiver.freeze()
+        await out.send(OK())
+        await trio.testing.wait_all_tasks_blocked()
+        # handled at the sender's time, with no HOLD to the coordinator
+        assert handled == [100.0] and holds == [] and not receiver.frozen
+        sent, got = sender.idle_report().channels, receiver.freeze().channels
+        assert sent is not None and got is not None and len(sent) == 1
+        assert {k: -v for k, v in got.items()} == sent  # the same channel, both sides
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_receiver_that_a_decision_runs_anyway_waits_for_its_run() -> None:
+    sender, _ = _virtual(100.0)
+    receiver, receiver_clock = _virtual(40.0)
+    sender.round = 7  # a decision the receiver has not heard of yet
+    left, right = trio.testing.memory_stream_pair()
+    out = Conn(MessageStream(left), me="a", peer="b", participant=sender, tracer=None)
+    into = Conn(MessageStream(right), me="b", peer="a", participant=receiver, tracer=None)
+    order: list[str] = []
+
+    async def serve() -> None:
+        while True:
+            await into.receive()
+            order.append("message")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(serve)
+        receiver.at_end_of_instant(0, lambda: order.append("end of instant"))
+        await receiver.wait_idle()
+        receiver.freeze()  # it reported end-of-instant work: the next decision runs it
+        await out.send(OK())
+        await trio.testing.wait_all_tasks_blocked()
+        assert order == [] and receiver.frozen  # waits for that RUN, asks for nothing
+        receiver.run(100.0, 7, True)
+        await trio.testing.wait_all_tasks_blocked()
+        assert order == ["end of instant", "message"] and receiver_clock.now == 100.0
+        nursery.cancel_scope.cancel()

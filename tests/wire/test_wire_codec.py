@@ -12,6 +12,7 @@ from _sample_messages import TEST_ALL_TYPES, TEST_INNER, TEST_NESTED
 
 from condorsim.classad import ClassAd, ad_from_wire
 from condorsim.wire import Message, ProtocolError, decode, encode, message, registered_messages
+from condorsim.wire.codec import decode_stamped
 from condorsim.wire.messages import (
     ALIVE,
     FAILED,
@@ -308,3 +309,15 @@ def test_registration_mistakes_fail_at_import() -> None:
     assert not {"TEST_BAD_FIELD_NAME", "TEST_BAD_FIELD_TYPE", "TEST_NOT_A_MESSAGE"} & set(
         registered_messages()
     )
+
+
+def test_a_stamp_travels_beside_the_message_and_a_bad_one_is_refused() -> None:
+    msg = OK()
+    assert decode_stamped(encode(msg)) == (msg, None)
+    assert encode(msg, None) == encode(msg)  # no stamp: the same bytes as ever
+    assert decode_stamped(encode(msg, (120.5, 3, "ab12.7>"))) == (msg, (120.5, 3, "ab12.7>"))
+    assert decode_stamped(encode(msg, (120, 3, "c>")))[1] == (120.0, 3, "c>")
+    for bad in ([1.0, 2], [1.0, "2", "c"], "now", [True, 1, "c"], [1.0, 1, 5]):
+        payload = msgpack.packb({"cmd": "OK", "@": bad})
+        with pytest.raises(ProtocolError, match="stamp"):
+            decode_stamped(payload)
