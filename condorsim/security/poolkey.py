@@ -20,6 +20,7 @@ connection costs no round trip more than before.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import hmac
 import os
 import secrets
@@ -98,7 +99,8 @@ class ProofChecker:
 
     def __init__(self, key: bytes, server: str) -> None:
         self.key, self.server = key, server
-        self._seen: dict[str, float] = {}
+        self._seen: set[str] = set()
+        self._expiry: list[tuple[float, str]] = []  # (the proof's time, nonce): a heap
 
     def check(self, name: str, answer: str, *, now: float | None = None) -> str:
         """"" when ``answer`` proves the key, else why not."""
@@ -114,9 +116,13 @@ class ProofChecker:
             return "the peer does not hold the pool key (its proof does not match)"
         if abs(now - when) > FRESH_SECONDS:
             return f"the peer's proof is {now - when:.0f} s old (more than {FRESH_SECONDS} s)"
-        if nonce in self._seen:
+        # A nonce is remembered while a proof made with it is fresh; older ones are
+        # forgotten oldest first (a proof of that age is refused as stale anyway).
+        expiry, seen = self._expiry, self._seen
+        while expiry and now - expiry[0][0] > FRESH_SECONDS:
+            seen.discard(heapq.heappop(expiry)[1])
+        if nonce in seen:
             return "the peer's proof was used before (a replay)"
-        if len(self._seen) > 4096:
-            self._seen = {n: t for n, t in self._seen.items() if now - t <= FRESH_SECONDS}
-        self._seen[nonce] = when
+        seen.add(nonce)
+        heapq.heappush(expiry, (when, nonce))
         return ""

@@ -188,3 +188,17 @@ def test_a_proof_is_for_one_daemon_once_and_fresh() -> None:
     assert checker.check("negotiator", proof(key, schedd, "negotiator", now=700.0),
                          now=1001.0) == "the peer's proof is 301 s old (more than 120 s)"
     assert checker.check("negotiator", "garbage", now=1001.0) == "the peer's proof is malformed"
+
+
+def test_a_busy_daemon_remembers_only_the_nonces_of_fresh_proofs() -> None:
+    key, schedd = b"k" * 32, "<127.0.0.1:9618>"
+    checker = ProofChecker(key, schedd)
+    # 20,000 connections over ten wall minutes, each proof checked once, a replay refused
+    for i in range(20_000):
+        t = 1000.0 + i * 0.03
+        good = proof(key, schedd, "startd", now=t, nonce=f"n{i}")
+        assert checker.check("startd", good, now=t) == ""
+    assert checker.check("startd", proof(key, schedd, "startd", now=t, nonce=f"n{i}"),
+                         now=t) == "the peer's proof was used before (a replay)"
+    # what it keeps: the last FRESH_SECONDS' worth (120 s / 0.03 s), not all 20,000
+    assert len(checker._seen) <= 120 / 0.03 + 2
