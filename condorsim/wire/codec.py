@@ -14,8 +14,9 @@ A message class is declared once, with :func:`message`::
     class ALIVE(Message):
         claim_id: str
 
-The decorator makes the class a frozen, slotted, keyword-only dataclass and registers it
-under its command. At that moment every field's annotation is turned into a pair of small
+The decorator makes the class a frozen, slotted, keyword-only dataclass (cheaply, through
+:mod:`condorsim.wire._frozen`: a daemon process makes all of them as it starts) and
+registers it under its command. At that moment every field's annotation is turned into a pair of small
 functions (an encoder and a decoding validator); ``encode`` and ``decode`` then only run
 those, with no reflection per call. Field types: ``int``, ``float``, ``bool``, ``str``,
 ``bytes``, ``X | None``, ``list[X]``, ``tuple[X, ...]``, ``tuple[X, Y]``, ``dict[str, X]``,
@@ -42,6 +43,7 @@ from typing import Any, ClassVar, Final, TypeVar, dataclass_transform
 import msgpack
 
 from condorsim.classad import ClassAd, ClassAdWireError, ad_from_wire, ad_to_wire
+from condorsim.wire._frozen import frozen_dataclass
 from condorsim.wire.errors import ProtocolError
 
 __all__ = ["UNPACK_LIMITS", "Message", "decode", "encode", "message", "registered_messages"]
@@ -114,7 +116,7 @@ def message(command: str) -> Callable[[type[M]], type[M]]:
             raise TypeError(f"@message({command!r}) needs a subclass of Message, not {cls!r}")
         if command in _BY_COMMAND:
             raise TypeError(f"command {command} is registered twice")
-        made = dataclass(frozen=True, slots=True, kw_only=True)(cls)
+        made = frozen_dataclass(cls)
         made.command = command
         hints = typing.get_type_hints(made)
         encoders = []
