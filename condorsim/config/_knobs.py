@@ -77,9 +77,9 @@ class KnobTable(Mapping[str, KnobInfo]):
         self._by_key: dict[str, KnobInfo] = {}
         for knob in knobs:
             self._by_key[knob.name.upper()] = knob
-        self._templates = [
-            (_template_regex(k.name), k) for k in knobs if k.is_template
-        ]
+        # compiled on the first find() that needs them: sixty case-blind regexes are a
+        # daemon's 10 ms, and a daemon looks its knobs up by their exact names
+        self._templates: list[tuple[re.Pattern[str], KnobInfo]] | None = None
 
     def __getitem__(self, name: str) -> KnobInfo:
         return self._by_key[name.upper()]
@@ -102,6 +102,8 @@ class KnobTable(Mapping[str, KnobInfo]):
         exact = self._by_key.get(name.upper())
         if exact is not None:
             return exact
+        if self._templates is None:
+            self._templates = [(_template_regex(k.name), k) for k in self.rows if k.is_template]
         for regex, knob in self._templates:
             if regex.fullmatch(name):
                 return knob
