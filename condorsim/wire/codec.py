@@ -34,6 +34,7 @@ checked exactly: a msgpack boolean is not an integer here, and an integer is acc
 from __future__ import annotations
 
 import re
+import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -118,7 +119,7 @@ def message(command: str) -> Callable[[type[M]], type[M]]:
             raise TypeError(f"command {command} is registered twice")
         made = frozen_dataclass(cls)
         made.command = command
-        hints = typing.get_type_hints(made)
+        hints = _field_types(made)
         encoders = []
         decoders = []
         for f in fields(made):  # type: ignore[arg-type]
@@ -133,6 +134,37 @@ def message(command: str) -> Callable[[type[M]], type[M]]:
         return made
 
     return register
+
+
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TYPES: dict[tuple[str, str], Any] = {}  # (module, annotation text) -> the type it names
+
+
+def _field_types(cls: type) -> dict[str, Any]:
+    """``typing.get_type_hints(cls)`` for the fields of ``cls``, each annotation text of a
+    module evaluated once (a hundred message classes share a dozen texts).
+
+    get_type_hints looks a name up in the module, then in the class, then in builtins; a text
+    naming something the class itself defines (a field called ``str``) is left to it."""
+    module = sys.modules.get(cls.__module__)
+    own = cls.__dict__
+    texts: list[tuple[str, str]] = []
+    for f in fields(cls):
+        if not isinstance(f.type, str) or any(n in own for n in _IDENTIFIER.findall(f.type)):
+            return typing.get_type_hints(cls)
+        texts.append((f.name, f.type))
+    if module is None:
+        return typing.get_type_hints(cls)
+    found = {}
+    for name, text in texts:
+        key = (cls.__module__, text)
+        if key not in _TYPES:
+            value = eval(text, module.__dict__)
+            if value is None or isinstance(value, str):
+                return typing.get_type_hints(cls)
+            _TYPES[key] = value
+        found[name] = _TYPES[key]
+    return found
 
 
 def registered_messages() -> Mapping[str, type[Message]]:

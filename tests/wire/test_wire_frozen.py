@@ -8,6 +8,7 @@ import copy
 import dataclasses
 import inspect
 import pickle
+import typing
 from typing import Any, ClassVar  # noqa: F401 (a string annotation below names it)
 
 import pytest
@@ -109,3 +110,18 @@ def test_every_message_class_is_a_frozen_dataclass_with_its_fields() -> None:
     assert repr(msg) == "ALIVE(claim_id='c1')"
     other: Message = messages.RELEASE_CLAIM(claim_id="c1")
     assert msg == messages.ALIVE(claim_id="c1") and msg != other
+
+
+def test_the_field_types_are_the_ones_typing_finds() -> None:
+    """The codec evaluates each annotation text once per module; the types must be those
+    typing.get_type_hints gives, class by class."""
+    from condorsim.wire.codec import _field_types
+
+    for command, cls in registered_messages().items():
+        hints = typing.get_type_hints(cls)
+        assert _field_types(cls) == {f.name: hints[f.name] for f in dataclasses.fields(cls)}, \
+            command
+    # a field named like a builtin the annotations use: typing's own lookup is used
+    ns = {"__annotations__": {"str": "int", "name": "str"}, "__module__": __name__}
+    odd: Any = frozen_dataclass(type("Odd", (Message,), ns))
+    assert _field_types(odd) == typing.get_type_hints(odd)
