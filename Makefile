@@ -18,8 +18,10 @@ setup: $(STAMP)
 # PYTHONDONTWRITEBYTECODE set (as it is on the project's machines) each would compile it from
 # source every time (about 0.3 CPU s of a daemon's 1 s start). Write the bytecode once here;
 # compileall skips what is up to date, and an edited file is simply compiled in memory again.
+# The knob table's checked rows are kept the same way (condorsim/config/_knobs.py).
 bytecode: $(STAMP)
 	$(BIN)/python -m compileall -q condorsim daemons benchmarks >/dev/null
+	$(BIN)/python -c 'from condorsim.config._knobs import write_table_cache; write_table_cache()'
 
 demo: bytecode
 	$(BIN)/condorsim demo

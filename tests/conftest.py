@@ -68,6 +68,9 @@ def _compile_the_project() -> None:
     import compileall
     for package in ("condorsim", "daemons"):
         compileall.compile_dir(CHECKOUT / package, quiet=1)
+    from condorsim.config._knobs import write_table_cache
+
+    write_table_cache()  # the knob table's rows, kept beside the bytecode
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -18,21 +18,32 @@ word).  Template defaults are documentation only; :class:`Config` uses only the
 defaults of exactly named knobs, as HTCondor's param table does.
 
 :data:`KNOBS` maps names case-insensitively, as HTCondor compares knob names.
+
+Every daemon process loads the table as it starts, and parsing 300 TOML tables cost each
+about 30 ms of CPU (with tomllib's import). So the checked rows are also kept, like
+bytecode, in ``__pycache__/knobs.toml.<python tag>.marshal`` beside this module, with the
+text they came from and this module's own source (which checks and builds them): a cache
+whose texts differ from today's is ignored, and the table parsed. It is written when Python may write bytecode, and by ``make bytecode``
+(:func:`write_table_cache`).
 """
 
 from __future__ import annotations
 
+import marshal
+import os
 import re
-import tomllib
+import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from importlib import resources
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
 from ._errors import ConfigError
 
-__all__ = ["KNOBS", "KNOB_TYPES", "KnobInfo", "KnobTable", "find_knob", "load_knob_table"]
+__all__ = [
+    "KNOBS", "KNOB_TYPES", "KnobInfo", "KnobTable", "find_knob", "load_knob_table",
+    "write_table_cache",
+]
 
 KNOB_TYPES = frozenset({"int", "float", "bool", "string", "expr", "list"})
 
@@ -62,12 +73,13 @@ class KnobTable(Mapping[str, KnobInfo]):
     """Knobs by name, case-insensitively; iteration yields the table's spelling."""
 
     def __init__(self, knobs: list[KnobInfo]) -> None:
+        self.rows = tuple(knobs)  # as given, for write_table_cache
         self._by_key: dict[str, KnobInfo] = {}
         for knob in knobs:
             self._by_key[knob.name.upper()] = knob
-        self._templates = [
-            (_template_regex(k.name), k) for k in knobs if k.is_template
-        ]
+        # compiled on the first find() that needs them: sixty case-blind regexes are a
+        # daemon's 10 ms, and a daemon looks its knobs up by their exact names
+        self._templates: list[tuple[re.Pattern[str], KnobInfo]] | None = None
 
     def __getitem__(self, name: str) -> KnobInfo:
         return self._by_key[name.upper()]
@@ -90,6 +102,8 @@ class KnobTable(Mapping[str, KnobInfo]):
         exact = self._by_key.get(name.upper())
         if exact is not None:
             return exact
+        if self._templates is None:
+            self._templates = [(_template_regex(k.name), k) for k in self.rows if k.is_template]
         for regex, knob in self._templates:
             if regex.fullmatch(name):
                 return knob
@@ -114,6 +128,8 @@ def _table_text() -> tuple[str, str]:
     repo_copy = Path(__file__).resolve().parents[2] / "config" / _TABLE_FILE
     if repo_copy.is_file():
         return repo_copy.read_text(encoding="utf-8"), str(repo_copy)
+    from importlib import resources
+
     packaged = resources.files("condorsim").joinpath(_TABLE_FILE)
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8"), str(packaged)
@@ -130,6 +146,8 @@ def _number(value: Any, where: str) -> float | None:
 
 def load_knob_table(text: str, source: str = _TABLE_FILE) -> KnobTable:
     """Parse the TOML knob table; every entry needs default, type, meaning and source."""
+    import tomllib
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -163,7 +181,64 @@ def load_knob_table(text: str, source: str = _TABLE_FILE) -> KnobTable:
     return KnobTable(knobs)
 
 
-KNOBS: KnobTable = load_knob_table(*_table_text())
+def _cache_path() -> Path:
+    return (Path(__file__).parent / "__pycache__"
+            / f"{_TABLE_FILE}.{sys.implementation.cache_tag}.marshal")
+
+
+def _code() -> str:
+    """This module's source: a cache made by other code than today's is not used."""
+    try:
+        return Path(__file__).read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+def _cached_table(text: str) -> KnobTable | None:
+    """The table kept for ``text`` by :func:`write_table_cache`, or None (no cache, another
+    text or code, or a file that is not one)."""
+    try:
+        kept_code, kept_text, rows = marshal.loads(_cache_path().read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if kept_text != text or not kept_code or kept_code != _code():
+        return None
+    try:
+        return KnobTable([KnobInfo(*row) for row in rows])
+    except TypeError:
+        return None
+
+
+def write_table_cache(table: KnobTable | None = None, text: str | None = None) -> None:
+    """Keep the checked rows of the knob table (of ``text``, by default the table file's)
+    for the next process; a directory that cannot be written is left alone."""
+    if text is None or table is None:
+        text, source = _table_text()
+        if _cached_table(text) is not None:
+            return  # up to date
+        table = load_knob_table(text, source)
+    rows = [astuple(knob) for knob in table.rows]
+    path = _cache_path()
+    try:
+        path.parent.mkdir(exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(marshal.dumps((_code(), text, rows)))
+        tmp.replace(path)
+    except OSError:
+        pass
+
+
+def _load_table() -> KnobTable:
+    text, source = _table_text()
+    table = _cached_table(text)
+    if table is None:
+        table = load_knob_table(text, source)
+        if not sys.dont_write_bytecode:
+            write_table_cache(table, text)
+    return table
+
+
+KNOBS: KnobTable = _load_table()
 
 
 def find_knob(name: str) -> KnobInfo | None:

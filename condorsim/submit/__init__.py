@@ -18,9 +18,39 @@ Bad input raises ``SubmitError`` (message, source, line, command). See docs/subm
 
 from __future__ import annotations
 
-from ._errors import SubmitError
-from ._limits import MAX_SIM_JOBS, JobLimit, submission_limits
-from ._submit import Submit, effective_config
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._errors import SubmitError
+    from ._limits import MAX_SIM_JOBS, JobLimit, submission_limits
+    from ._submit import Submit, effective_config
 
 __all__ = ["MAX_SIM_JOBS", "JobLimit", "Submit", "SubmitError", "effective_config",
            "submission_limits"]
+
+# The public names are imported where they live on first use: daemons that only need a
+# helper module of this package (the startd's, starter's and shadow's hooks read arguments
+# with ._argsenv) then do not import the whole submit language (20 ms of CPU each, as every
+# daemon process of every pool starts).
+_HOMES = {
+    "SubmitError": "._errors",
+    "MAX_SIM_JOBS": "._limits",
+    "JobLimit": "._limits",
+    "submission_limits": "._limits",
+    "Submit": "._submit",
+    "effective_config": "._submit",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})

@@ -14,8 +14,9 @@ A message class is declared once, with :func:`message`::
     class ALIVE(Message):
         claim_id: str
 
-The decorator makes the class a frozen, slotted, keyword-only dataclass and registers it
-under its command. At that moment every field's annotation is turned into a pair of small
+The decorator makes the class a frozen, slotted, keyword-only dataclass (cheaply, through
+:mod:`condorsim.wire._frozen`: a daemon process makes all of them as it starts) and
+registers it under its command. At that moment every field's annotation is turned into a pair of small
 functions (an encoder and a decoding validator); ``encode`` and ``decode`` then only run
 those, with no reflection per call. Field types: ``int``, ``float``, ``bool``, ``str``,
 ``bytes``, ``X | None``, ``list[X]``, ``tuple[X, ...]``, ``tuple[X, Y]``, ``dict[str, X]``,
@@ -33,6 +34,7 @@ checked exactly: a msgpack boolean is not an integer here, and an integer is acc
 from __future__ import annotations
 
 import re
+import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -42,6 +44,7 @@ from typing import Any, ClassVar, Final, TypeVar, dataclass_transform
 import msgpack
 
 from condorsim.classad import ClassAd, ClassAdWireError, ad_from_wire, ad_to_wire
+from condorsim.wire._frozen import frozen_dataclass
 from condorsim.wire.errors import ProtocolError
 
 __all__ = ["UNPACK_LIMITS", "Message", "decode", "encode", "message", "registered_messages"]
@@ -114,9 +117,9 @@ def message(command: str) -> Callable[[type[M]], type[M]]:
             raise TypeError(f"@message({command!r}) needs a subclass of Message, not {cls!r}")
         if command in _BY_COMMAND:
             raise TypeError(f"command {command} is registered twice")
-        made = dataclass(frozen=True, slots=True, kw_only=True)(cls)
+        made = frozen_dataclass(cls)
         made.command = command
-        hints = typing.get_type_hints(made)
+        hints = _field_types(made)
         encoders = []
         decoders = []
         for f in fields(made):  # type: ignore[arg-type]
@@ -131,6 +134,37 @@ def message(command: str) -> Callable[[type[M]], type[M]]:
         return made
 
     return register
+
+
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TYPES: dict[tuple[str, str], Any] = {}  # (module, annotation text) -> the type it names
+
+
+def _field_types(cls: type) -> dict[str, Any]:
+    """``typing.get_type_hints(cls)`` for the fields of ``cls``, each annotation text of a
+    module evaluated once (a hundred message classes share a dozen texts).
+
+    get_type_hints looks a name up in the module, then in the class, then in builtins; a text
+    naming something the class itself defines (a field called ``str``) is left to it."""
+    module = sys.modules.get(cls.__module__)
+    own = cls.__dict__
+    texts: list[tuple[str, str]] = []
+    for f in fields(cls):
+        if not isinstance(f.type, str) or any(n in own for n in _IDENTIFIER.findall(f.type)):
+            return typing.get_type_hints(cls)
+        texts.append((f.name, f.type))
+    if module is None:
+        return typing.get_type_hints(cls)
+    found = {}
+    for name, text in texts:
+        key = (cls.__module__, text)
+        if key not in _TYPES:
+            value = eval(text, module.__dict__)
+            if value is None or isinstance(value, str):
+                return typing.get_type_hints(cls)
+            _TYPES[key] = value
+        found[name] = _TYPES[key]
+    return found
 
 
 def registered_messages() -> Mapping[str, type[Message]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import marshal
+from dataclasses import astuple
 from pathlib import Path
 
 import pytest
@@ -157,3 +159,32 @@ def test_router_example_routes() -> None:
 def test_prefixed_names_are_found_by_their_knob() -> None:
     assert find_knob("SCHEDD.XYZZY.SCHEDD_NAME") is KNOBS["SCHEDD_NAME"]
     assert find_knob("STARTD.STARTD_CRON_X_PERIOD") is KNOBS["STARTD_CRON_<Job>_PERIOD"]
+
+
+def test_the_kept_table_is_the_parsed_one_and_a_stale_or_broken_one_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Daemons load the knob table from a cache of its checked rows; the cache must give
+    the same table, and one made from another text (an edited knobs.toml) or damaged must
+    not be used."""
+    from condorsim.config import _knobs
+
+    cache = tmp_path / "__pycache__" / "knobs.toml.marshal"
+    monkeypatch.setattr(_knobs, "_cache_path", lambda: cache)
+    text = (REPO / "config" / "knobs.toml").read_text(encoding="utf-8")
+    parsed = load_knob_table(text)
+    assert _knobs._cached_table(text) is None  # nothing kept yet
+    _knobs.write_table_cache(parsed, text)
+    kept = _knobs._cached_table(text)
+    assert kept is not None and kept.rows == parsed.rows == KNOBS.rows
+    assert kept.find("STARTD_CRON_TEST_PERIOD") == parsed.find("STARTD_CRON_TEST_PERIOD")
+    assert kept["schedd_interval"].default == "300"
+    edited = text.replace('[SCHEDD_INTERVAL]\ndefault = "300"', '[SCHEDD_INTERVAL]\ndefault = "30"')
+    assert edited != text and _knobs._cached_table(edited) is None
+    cache.write_bytes(b"\x00not marshal")
+    assert _knobs._cached_table(text) is None
+    code = Path(_knobs.__file__).read_text(encoding="utf-8")
+    cache.write_bytes(marshal.dumps((code, text, [("ONLY", "1")])))
+    assert _knobs._cached_table(text) is None
+    cache.write_bytes(marshal.dumps((code + "# changed\n", text, [astuple(k) for k in parsed.rows])))
+    assert _knobs._cached_table(text) is None  # made by other code
