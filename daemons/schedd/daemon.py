@@ -25,7 +25,7 @@ import trio
 from condorsim.classad import ClassAd, ClassAdError
 from condorsim.config import ConfigError
 from condorsim.crontab import needs_crontab
-from condorsim.jobqueue import JobQueueWriteError
+from condorsim.jobqueue import JobQueueWriteError, writer
 from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid, managed_externally
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
@@ -83,6 +83,7 @@ class Schedd:
             supers += sorted(condor_names(cfg.get("CONDOR_IDS")))
         now = int(trio.current_time())
         spool = ctx.path("SPOOL", "spool")
+        writer.fsync_on = cfg.get_bool("CONDOR_FSYNC", True)
         self.queue = JobQueue(spool, history=ctx.path("HISTORY", str(spool / "history")),
                               tz=self.tz, super_users=supers, submit_config=submit_config(cfg),
                               on_warning=lambda w: ctx.log.warning("user_log_failed", error=w))

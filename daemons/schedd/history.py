@@ -48,7 +48,7 @@ def append_history(path: Path, ad: ClassAd) -> int:
         data = f"{ad.to_long()}*** Offset = {offset} {banner}".encode()
         try:
             write_all(fd, data)
-            writer.disk_datasync(fd)
+            writer.sync(fd)
         except OSError as e:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, offset)

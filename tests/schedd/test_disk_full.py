@@ -268,3 +268,22 @@ async def test_a_shadow_exit_the_disk_refuses_is_sent_again_and_the_job_ends_onc
     kinds = [e.type.name for e in htcondor.JobEventLog(str(tmp_path / "job.log")).events(0)]
     assert [k for k in kinds if k != "IMAGE_SIZE"] == ["SUBMIT", "EXECUTE", "JOB_TERMINATED"]
     assert "job_queue_write_failed" in _sched_log(tmp_path)
+
+
+@pytest.mark.parametrize("knob, syncs", [("", True), ("CONDOR_FSYNC = false\n", False)])
+async def test_condor_fsync_false_skips_the_syncs_and_keeps_every_write(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock,
+        monkeypatch: pytest.MonkeyPatch, knob: str, syncs: bool) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(writer, "disk_datasync", synced.append)
+    monkeypatch.setattr(writer, "fsync_on", True)  # what the process starts with
+    autojump_clock.jump(T0)
+    config = Config.from_text(CONFIG + knob + f"LOCAL_DIR = {tmp_path}\n")
+    async with open_inprocess_pool(config, tmp_path, [("schedd", Schedd)],
+                                   log_dir=tmp_path / "log") as pool:
+        assert isinstance(await _ask(pool, _submit(tmp_path)), m.SUBMIT_RESULT)
+        hold = await _ask(pool, m.ACT_ON_JOBS(action="hold", ids=["1.0"], constraint="",
+                                              reason="", owner="alice"))
+        assert isinstance(hold, m.ACT_RESULT) and hold.done == ["1.0"]
+    assert bool(synced) is syncs  # HTCondor's default syncs every commit; false, none
+    assert _queue(tmp_path / "spool" / "job_queue.log")["1.0"]["JobStatus"] == "5"
