@@ -99,6 +99,10 @@ class ProofChecker:
     def __init__(self, key: bytes, server: str) -> None:
         self.key, self.server = key, server
         self._seen: dict[str, float] = {}
+        # the stale nonces are dropped when there are more than this many; then it is
+        # twice what is left (at least 4096), so that a busy daemon, whose nonces are all
+        # fresh, does not go over every one of them at each connection
+        self._limit = 4096
 
     def check(self, name: str, answer: str, *, now: float | None = None) -> str:
         """"" when ``answer`` proves the key, else why not."""
@@ -116,7 +120,8 @@ class ProofChecker:
             return f"the peer's proof is {now - when:.0f} s old (more than {FRESH_SECONDS} s)"
         if nonce in self._seen:
             return "the peer's proof was used before (a replay)"
-        if len(self._seen) > 4096:
+        if len(self._seen) > self._limit:
             self._seen = {n: t for n, t in self._seen.items() if now - t <= FRESH_SECONDS}
+            self._limit = max(4096, 2 * len(self._seen))
         self._seen[nonce] = when
         return ""
