@@ -291,22 +291,21 @@ def _encode_ad(v: Any) -> Any:
     return ad_to_wire(v)
 
 
-def _decode_ad(w: Any) -> Any:
-    if type(w) is not dict:
-        raise _Bad(f"expected a ClassAd map, got {_kind(w)}")
-    try:
-        return ad_from_wire(w)
-    except ClassAdWireError as e:
-        raise _Bad(f"bad ClassAd: {_short(str(e))}") from None
+def _ad_decoder(from_wire: Callable[[Any], ClassAd]) -> _Decoder:
+    def decode_ad(w: Any) -> Any:
+        if type(w) is not dict:
+            raise _Bad(f"expected a ClassAd map, got {_kind(w)}")
+        try:
+            return from_wire(w)
+        except ClassAdWireError as e:
+            raise _Bad(f"bad ClassAd: {_short(str(e))}") from None
+
+    return decode_ad
 
 
-def _decode_listed_ad(w: Any) -> Any:
-    if type(w) is not dict:
-        raise _Bad(f"expected a ClassAd map, got {_kind(w)}")
-    try:
-        return ad_from_wire_named(w)
-    except ClassAdWireError as e:
-        raise _Bad(f"bad ClassAd: {_short(str(e))}") from None
+_decode_ad = _ad_decoder(ad_from_wire)
+# the ads of a list (a query result): the same named ads come again and again
+_decode_listed_ad = _ad_decoder(ad_from_wire_named)
 
 
 def _encode_nested(v: Any) -> Any:
