@@ -185,12 +185,14 @@ def run(slots: int) -> tuple[float, bool, PeakMemory, str]:
     return replay_measured(scenario_text(machines, machines * SLOTS_PER_MACHINE))
 
 
-def replay_measured(text: str) -> tuple[float, bool, PeakMemory, str]:
-    """Replay the scenario ``text``; (wall seconds, its checks passed, peaks, the failures)."""
+def replay_measured(text: str, keep: Path | None = None, final_job_ads: bool = True
+                    ) -> tuple[float, bool, PeakMemory, str]:
+    """Replay the scenario ``text``; (wall seconds, its checks passed, peaks, the failures).
+    ``keep`` and ``final_job_ads`` as ``replay``'s."""
     scenario = parse_scenario(text, source="<bench>", base_dir=Path(tempfile.gettempdir()))
     t0 = time.perf_counter()
     with PeakMemory() as peaks:
-        outcome = replay(scenario)
+        outcome = replay(scenario, keep=keep, final_job_ads=final_job_ads)
     wall = time.perf_counter() - t0
     why = "; ".join(r.line for r in outcome.results
                     if not r.ok) if not outcome.ok else ""

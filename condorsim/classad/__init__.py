@@ -19,7 +19,7 @@ from ._parser import parse_expression
 from ._tree import ExprTree
 from ._unparse import unparse_value
 from ._values import ERROR, UNDEFINED, EvalContext, Value
-from ._wire import ad_from_wire, ad_to_wire
+from ._wire import SealedAd, ad_from_wire, ad_from_wire_named, ad_to_wire
 
 
 def parse_expr(text: str) -> ExprTree:
@@ -38,8 +38,10 @@ __all__ = [
     "DollarDollarError",
     "EvalContext",
     "ExprTree",
+    "SealedAd",
     "Value",
     "ad_from_wire",
+    "ad_from_wire_named",
     "ad_to_wire",
     "expand_dollar_dollar",
     "parse_expr",

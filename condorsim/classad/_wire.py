@@ -32,6 +32,14 @@ run before a cache is asked; a text that does not parse is never cached. Encodin
 the text of the expression trees it last unparsed, by identity (two equal trees may
 spell a nested ad's names differently), so an ad sent again, or a tree that came off the
 wire, is not unparsed again.
+
+Two more, for the ads a pool sends again and again unchanged (issue 16, P2: a negotiator
+asks the collector for every slot ad every cycle): a :class:`SealedAd` (the collector's
+stored ads) keeps its wire form once made, until it is changed; and
+:func:`ad_from_wire_named`, for the ads of a query result, keeps the last ad decoded under
+each ``Name`` with the exact bytes it came from (``msgpack.packb`` of the map: typed, so
+``1``, ``1.0`` and ``true``, or ``0.0`` and ``-0.0``, are different) and hands out a copy
+of it when the same bytes come again. Either gives an ad equal to the one made anew.
 """
 
 from __future__ import annotations
@@ -151,8 +159,50 @@ def _encode_pairs(pairs: list[tuple[str, ExprTree]]) -> dict[str, Any]:
     return {name: _encode_tree(tree) for name, tree in pairs}
 
 
+class SealedAd(ClassAd):
+    """A ClassAd that keeps its wire form once :func:`ad_to_wire` made it, for an ad sent
+    many times unchanged (the collector's stored ads, in every query's answer). Any change
+    drops the kept form. The kept dict is shared: callers of ``ad_to_wire`` only read it."""
+
+    __slots__ = ("_wire",)
+
+    def __init__(self, attrs: Any = None) -> None:
+        self._wire: dict[str, Any] | None = None
+        super().__init__(attrs)
+
+    @classmethod
+    def of(cls, ad: ClassAd) -> SealedAd:
+        """A sealed copy of ``ad`` (the expressions, being immutable, are shared)."""
+        sealed = cls()
+        sealed._attrs = dict(ad._attrs)
+        sealed._names = dict(ad._names)
+        return sealed
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self._wire = None
+        super().__setitem__(name, value)
+
+    def __delitem__(self, name: str) -> None:
+        self._wire = None
+        super().__delitem__(name)
+
+    def update(self, other: Any = (), /, **kwargs: Any) -> None:
+        self._wire = None
+        super().update(other, **kwargs)
+
+    def clear(self) -> None:
+        self._wire = None
+        super().clear()
+
+
 def ad_to_wire(ad: ClassAd) -> dict[str, Any]:
     """The msgpack-ready dict of ``ad`` (see the module doc for the layout)."""
+    if type(ad) is SealedAd:
+        assert isinstance(ad, SealedAd)
+        wire = ad._wire
+        if wire is None:
+            wire = ad._wire = _encode_pairs(ad.pairs())
+        return wire
     return _encode_pairs(ad.pairs())
 
 
@@ -243,3 +293,35 @@ def ad_from_wire(mapping: Any) -> ClassAd:
         return ClassAd._from_pairs(_decode_pairs(mapping, 0))
     except RecursionError:
         raise ClassAdWireError("ClassAd nested too deeply") from None
+
+
+# Name -> (the packed map, the ad's attrs, its names), the last ad of each name decoded by
+# ad_from_wire_named; bounded (oldest out first)
+_NAMED: OrderedDict[str, tuple[bytes, dict[str, ExprTree], dict[str, str]]] = OrderedDict()
+_NAMED_MAX: Final = 50_000
+
+
+def ad_from_wire_named(mapping: Any) -> ClassAd:
+    """:func:`ad_from_wire`, for the ads of a query result: an ad with a string ``Name``
+    that comes again in exactly the same bytes as the last one of that name is a copy of
+    the ad made then (see the module doc)."""
+    name = mapping.get("Name") if type(mapping) is dict else None
+    if type(name) is not str:
+        return ad_from_wire(mapping)
+    try:
+        packed = msgpack.packb(mapping)
+    except Exception:  # not packable as it came: leave it to the checks
+        return ad_from_wire(mapping)
+    hit = _NAMED.get(name)
+    if hit is not None and hit[0] == packed:
+        ad = ClassAd()
+        ad._attrs = dict(hit[1])
+        ad._names = dict(hit[2])
+        return ad
+    ad = ad_from_wire(mapping)
+    if hit is not None:
+        del _NAMED[name]
+    _NAMED[name] = (packed, dict(ad._attrs), dict(ad._names))
+    if len(_NAMED) > _NAMED_MAX:
+        _NAMED.popitem(last=False)
+    return ad

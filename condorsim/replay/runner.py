@@ -79,7 +79,7 @@ class ReplayOutcome:
 
 def replay(path_or_scenario: str | Path | Scenario, *, keep: Path | None = None,
            json_out: Path | None = None, explain: bool = False,
-           progress: bool = False) -> ReplayOutcome:
+           progress: bool = False, final_job_ads: bool = True) -> ReplayOutcome:
     """Run a scenario and check its expectations.
 
     ``keep``: run in this directory and leave it (logs, trace, queue) for ``condorsim
@@ -87,7 +87,9 @@ def replay(path_or_scenario: str | Path | Scenario, *, keep: Path | None = None,
     the results as JSON. ``explain``: keep the run directory until the caller has
     narrated it or written its report (the outcome's ``run_dir``; the caller removes it).
     A run directory that outlives the call gets ``result.json`` (:data:`RESULT_FILE`).
-    ``progress``: a progress bar on stderr. Raises :class:`condorsim.scenario.ScenarioError` for a bad
+    ``progress``: a progress bar on stderr. ``final_job_ads=False``: the job ads are not
+    fetched at the end (``job_ads`` and the JSON's jobs stay empty; a benchmark of a large
+    queue does not measure a copy of every job ad in this process). Raises :class:`condorsim.scenario.ScenarioError` for a bad
     file before any daemon starts.
     """
     scenario = (path_or_scenario if isinstance(path_or_scenario, Scenario)
@@ -95,7 +97,7 @@ def replay(path_or_scenario: str | Path | Scenario, *, keep: Path | None = None,
     run_dir = _fresh_keep_dir(keep) if keep is not None else \
         Path(tempfile.mkdtemp(prefix="condorsim-replay-"))
     try:
-        outcome = _run(scenario, run_dir, progress=progress)
+        outcome = _run(scenario, run_dir, progress=progress, final_job_ads=final_job_ads)
     finally:
         if keep is None and not explain:
             shutil.rmtree(run_dir, ignore_errors=True)
@@ -127,7 +129,8 @@ def _fresh_keep_dir(keep: Path) -> Path:
     return run_dir
 
 
-def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
+def _run(scenario: Scenario, run_dir: Path, *, progress: bool,
+         final_job_ads: bool = True) -> ReplayOutcome:
     config_path = make_run_dir(scenario, run_dir)
     (run_dir / "trace.jsonl").write_text("")
     virtual = scenario.clock == "virtual"
@@ -223,8 +226,9 @@ def _run(scenario: Scenario, run_dir: Path, *, progress: bool) -> ReplayOutcome:
                 if at_end:
                     await driver.check(at_end)
                 try:
-                    final = await snapshot(client, [], scenario.timezone)
-                    outcome.job_ads = final.all_job_ads()
+                    if final_job_ads:
+                        final = await snapshot(client, [], scenario.timezone)
+                        outcome.job_ads = final.all_job_ads()
                 except PoolUnreachable as e:
                     outcome.notes.append(f"final job ads: {e}")
                 meter.finish()

@@ -43,7 +43,13 @@ from typing import Any, ClassVar, Final, TypeVar, dataclass_transform
 
 import msgpack
 
-from condorsim.classad import ClassAd, ClassAdWireError, ad_from_wire, ad_to_wire
+from condorsim.classad import (
+    ClassAd,
+    ClassAdWireError,
+    ad_from_wire,
+    ad_from_wire_named,
+    ad_to_wire,
+)
 from condorsim.wire._frozen import frozen_dataclass
 from condorsim.wire.errors import ProtocolError
 
@@ -299,6 +305,8 @@ def _converters(tp: Any, where: str) -> tuple[_Encoder, _Decoder]:
         if len(others) == 1 and len(args) == 2:
             return _optional_converters(*_converters(others[0], where))
     elif origin is list and len(args) == 1:
+        if args[0] is ClassAd:  # a query result: the same named ads come again and again
+            return _list_converters(_encode_ad, _decode_listed_ad)
         return _list_converters(*_converters(args[0], where))
     elif origin is tuple and len(args) == 2 and args[1] is Ellipsis:
         return _tuple_converters(*_converters(args[0], where))
@@ -342,13 +350,21 @@ def _encode_ad(v: Any) -> Any:
     return ad_to_wire(v)
 
 
-def _decode_ad(w: Any) -> Any:
-    if type(w) is not dict:
-        raise _Bad(f"expected a ClassAd map, got {_kind(w)}")
-    try:
-        return ad_from_wire(w)
-    except ClassAdWireError as e:
-        raise _Bad(f"bad ClassAd: {_short(str(e))}") from None
+def _ad_decoder(from_wire: Callable[[Any], ClassAd]) -> _Decoder:
+    def decode_ad(w: Any) -> Any:
+        if type(w) is not dict:
+            raise _Bad(f"expected a ClassAd map, got {_kind(w)}")
+        try:
+            return from_wire(w)
+        except ClassAdWireError as e:
+            raise _Bad(f"bad ClassAd: {_short(str(e))}") from None
+
+    return decode_ad
+
+
+_decode_ad = _ad_decoder(ad_from_wire)
+# the ads of a list (a query result): the same named ads come again and again
+_decode_listed_ad = _ad_decoder(ad_from_wire_named)
 
 
 def _encode_nested(v: Any) -> Any:

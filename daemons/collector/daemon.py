@@ -100,7 +100,8 @@ class Collector:
                     # condor_status -collector shows the pool as it is now
                     self.state.update("Collector", self.self_ad(now), now)
                 ads = self.state.query(
-                    adtype, msg.constraint or None, msg.projection or None, now  # type: ignore[attr-defined]
+                    adtype, msg.constraint or None, msg.projection or None, now,  # type: ignore[attr-defined]
+                    shared=True,  # only sent: the stored ads' wire forms are kept
                 )
                 await conn.send(m.QUERY_RESULT(ads=ads))
                 return

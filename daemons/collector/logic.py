@@ -29,7 +29,14 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from condorsim.classad import ClassAd, ClassAdSyntaxError, EvalContext, ExprTree, parse_expr
+from condorsim.classad import (
+    ClassAd,
+    ClassAdSyntaxError,
+    EvalContext,
+    ExprTree,
+    SealedAd,
+    parse_expr,
+)
 
 from .keys import ANY_ADTYPE, AdKey, CollectorError, canonical_adtype, make_key
 
@@ -122,6 +129,9 @@ class CollectorState:
         self.start_time = start_time
         self._tables: dict[str, dict[AdKey, _Entry]] = {}
         self._type_names: dict[str, str] = {}  # lower-case type -> spelling of its first ad
+        # each table's keys in query order (by Name, then key), until a key comes or goes
+        # or an ad's Name changes
+        self._order: dict[str, list[AdKey]] = {}
         self._heap: list[tuple[int, int, str, AdKey]] = []
         self._seq = itertools.count()
         self._updates_total = 0
@@ -139,7 +149,7 @@ class CollectorState:
         if adtype == ANY_ADTYPE:
             raise CollectorError("an ad cannot be stored with type 'Any'")
         key = make_key(adtype, ad)
-        stored = ad.copy()
+        stored = SealedAd.of(ad)  # never changed once stored: its wire form is kept
         stored["LastHeardFrom"] = _literal(now)
         if "MyType" not in stored:
             stored["MyType"] = _literal(adtype)
@@ -155,6 +165,8 @@ class CollectorState:
         self._count_update(old.ad if old else None, stored)
         entry = _Entry(stored, table_name, key, now + lifetime, next(self._seq))
         table[key] = entry
+        if old is None or _name_of(old) != _name_of(entry):
+            self._order.pop(table_name, None)
         heapq.heappush(self._heap, (entry.deadline, entry.seq, table_name, key))
         if len(self._heap) > 2 * len(self) + 64:
             self._compact_heap()
@@ -188,6 +200,7 @@ class CollectorState:
 
     def _remove(self, entry: _Entry) -> None:
         del self._tables[entry.adtype][entry.key]
+        self._order.pop(entry.adtype, None)
 
     def expire(self, now: int) -> list[ClassAd]:
         """Drop every stale ad (``now - LastHeardFrom > lifetime``); return them, soonest
@@ -230,7 +243,11 @@ class CollectorState:
         out: list[_Entry] = []
         for name in names:
             table = self._tables[name]
-            out.extend(table[k] for k in sorted(table, key=lambda k: (_name_of(table[k]), k)))
+            order = self._order.get(name)
+            if order is None:
+                order = self._order[name] = sorted(
+                    table, key=lambda k: (_name_of(table[k]), k))
+            out.extend(table[k] for k in order)
         return out
 
     def query(
@@ -239,18 +256,23 @@ class CollectorState:
         constraint: str | ExprTree | None = None,
         projection: list[str] | None = None,
         now: int = 0,
+        *,
+        shared: bool = False,
     ) -> list[ClassAd]:
         """Copies of the stored ads of ``adtype`` ("Any" for all) that satisfy ``constraint``.
 
         Ordered by type (alphabetically), then Name, then key. With a ``projection`` each ad
         keeps only those attributes. A constraint that does not parse raises
-        :class:`CollectorError` with the parser's message.
+        :class:`CollectorError` with the parser's message. ``shared``: the stored ads
+        themselves instead of copies, for a caller that only reads them (and sends them:
+        a stored ad keeps its wire form).
         """
         expr = compile_constraint(constraint)
         result: list[ClassAd] = []
         for entry in self._entries(adtype):
             if matches(entry.ad, expr, now):
-                result.append(project(entry.ad, projection) if projection else entry.ad.copy())
+                result.append(project(entry.ad, projection) if projection else
+                              entry.ad if shared else entry.ad.copy())
         return result
 
     def invalidate(self, adtype: str, target: ClassAd | str | ExprTree, now: int) -> int:

@@ -50,6 +50,10 @@ class AutoClusters:
         # priority key and autocluster id then (None: it was not idle)
         self._known: dict[JobId, tuple[int | None, str, tuple[float, int, int, int],
                                        int | None]] = {}
+        # the jobs of the last call in priority order: the next call lists its jobs in this
+        # order first, so that its sort (of unique keys: the order it gives is the same
+        # whatever the input order) finds them nearly sorted
+        self._last_order: list[JobId] = []
 
     def _literal(self, value: int | str) -> ExprTree:
         """One shared tree per AutoClusterId or AutoClusterAttrs value."""
@@ -84,7 +88,10 @@ class AutoClusters:
         attrs_tree = self._literal(attr_list)
         known = self._known
         keyed: list[tuple[tuple[float, int, int, int], JobId, bool]] = []
-        for job in eligible:
+        wanted = set(eligible)
+        last = [job for job in self._last_order if job in wanted]
+        listed = set(last)
+        for job in (*last, *(job for job in wanted if job not in listed)):
             version = versions.get(job) if versions is not None else None
             entry = known.get(job)
             if version is None or entry is None or entry[0] != version or \
@@ -93,6 +100,7 @@ class AutoClusters:
             else:
                 keyed.append((entry[2], job, False))
         keyed.sort()
+        self._last_order = [job for _, job, _ in keyed]
         ordered: list[tuple[JobId, int]] = []
         for key, job, stale in keyed:
             if stale:  # classified in priority order: new autocluster ids come in that order

@@ -47,6 +47,10 @@ from .store import JobId, QueueWriteError, job_str
 
 ALIVE_FIRST = 10  # the keep-alive timer's first firing after the schedd starts (s)
 ALIVE_FLOOR = 10  # the shortest keep-alive interval a job's lease can ask for (s)
+# ALIVEs of one firing in flight at once: each is a connection of its own, and ten thousand
+# at once ran the startd out of file descriptors (EMFILE); the same ALIVEs are sent in the
+# same instant (simulated time does not move while they are in flight)
+ALIVE_CONNECTIONS = 256
 
 
 @dataclass
@@ -70,6 +74,7 @@ class ClaimKeeper:
         self._shadow_addr: str | None = None
         self._alive_wakeup = trio.Event()
         self._alive_next = math.inf
+        self._alive_limit = trio.CapacityLimiter(ALIVE_CONNECTIONS)
         self._idle_order: tuple[int, list[JobId]] = (-1, [])
         cfg = self.ctx.config
         # the keep-alive timer's period: ALIVE_INTERVAL, or less for a job with a short lease
@@ -300,7 +305,8 @@ class ClaimKeeper:
             self._alive_next = now + self.alive_interval if self.alive_interval > 0 else math.inf
 
     async def _alive(self, claim: Claim) -> None:
-        reply = await self._to_startd(claim, m.ALIVE(claim_id=claim.claim_id))
+        async with self._alive_limit:
+            reply = await self._to_startd(claim, m.ALIVE(claim_id=claim.claim_id))
         if isinstance(reply, m.FAILED) and self.claims.get(claim.claim_id) is claim:
             self.ctx.log.info("claim_lost", claim=claim.claim_id)
             if claim.job is None:

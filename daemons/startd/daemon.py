@@ -28,6 +28,7 @@ restarted starter.
 
 from __future__ import annotations
 
+import heapq
 import math
 from typing import Any
 
@@ -54,7 +55,7 @@ from .actions import (
 )
 from .cron import RUN_BENCHMARKS_DEFAULT, MachineCron
 from .hooks import StartdHooks
-from .logic import StartdState, history_record
+from .logic import SlotDeadlines, StartdState, history_record
 from .machines import POLICY_KNOBS, read_machines
 from .slot import Slot
 
@@ -111,6 +112,7 @@ class Startd:
                 lease_duration=lease, uid_domain=cfg.get("UID_DOMAIN") or "localhost",
                 filesystem_domain=cfg.get("FILESYSTEM_DOMAIN") or "localhost",
             )
+            self._deadlines = SlotDeadlines(self.state.slots)
             for slot in self.state.slots:
                 self._log_transitions(slot)
                 slot.ad_changed = False
@@ -213,6 +215,7 @@ class Startd:
     async def _after(self, slot: Slot, actions: list[Action]) -> None:
         """Log the slot's transitions, write the history, send the ad if it changed, carry
         out the other ``actions``."""
+        self._deadlines.touch(slot)
         self._log_transitions(slot)
         for action in actions:  # local and at once: the job's history comes first
             if isinstance(action, WriteHistory):
@@ -302,14 +305,20 @@ class Startd:
     # -- policy ----------------------------------------------------------------------------
 
     async def _policy_loop(self) -> None:
-        """Tick the slots whose lease is due, and every slot at each poll when needed."""
+        """Tick the slots whose lease is due, and every slot at each poll when needed.
+
+        The slots' deadlines are kept in :class:`SlotDeadlines` (asked again only for the
+        slots something happened to): the same slots are ticked, in the same order, as
+        when every slot is asked at every wake-up."""
         assert self.state is not None
+        slots = self.state.slots
+        deadlines = self._deadlines
         next_poll = trio.current_time() + self._polling
         while True:
             now = trio.current_time()
-            wake = self.state.next_deadline() or math.inf
-            polling = self._needs_polling or any(
-                s.activity.value in ("Retiring", "Vacating", "Killing") for s in self.state.slots)
+            deadlines.refresh()
+            wake = deadlines.earliest() or math.inf
+            polling = self._needs_polling or deadlines.polling()
             if polling:
                 next_poll = max(next_poll, now) if next_poll > now else now + self._polling
                 wake = min(wake, next_poll)
@@ -322,13 +331,32 @@ class Startd:
             if poll_due:
                 next_poll = now + self._polling
                 self._check_benchmarks(now)
-            for slot in self.state.slots:
+                for slot in slots:
+                    actions = slot.tick(now)
+                    deadlines.touch(slot)
+                    if actions or slot.ad_changed or slot.transitions:
+                        await self._after(slot, actions)
+                continue
+            deadlines.refresh()
+            due = deadlines.due(now)
+            last = -1
+            while due:
+                i = heapq.heappop(due)
+                if i <= last:
+                    continue
+                last = i
+                slot = slots[i]
                 deadline = slot.next_deadline()
-                if not poll_due and (deadline is None or deadline > now):
+                if deadline is None or deadline > now:
                     continue
                 actions = slot.tick(now)
+                deadlines.touch(slot)
                 if actions or slot.ad_changed or slot.transitions:
                     await self._after(slot, actions)
+                # a later slot that became due meanwhile is ticked in this pass too
+                for j in deadlines.refresh():
+                    if j > i and deadlines.deadline(j) <= now:
+                        heapq.heappush(due, j)
 
     # -- actions -------------------------------------------------------------------------
 
@@ -479,6 +507,8 @@ class Startd:
             await conn.send(m.OK())
         elif isinstance(msg, m.ALIVE):
             ok = slot is not None and slot.alive(msg.claim_id, now)
+            if slot is not None:
+                self._deadlines.touch(slot)  # its lease deadline moved
             await conn.send(m.OK() if ok else m.FAILED(reason="claim id is not valid"))
         elif isinstance(msg, m.DRAIN_JOBS | m.CANCEL_DRAIN_JOBS):
             await self._drain_command(msg, conn, now)

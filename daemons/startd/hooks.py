@@ -89,6 +89,8 @@ class StartdHooks:
             else:
                 self.fetch.pop(slot.name, None)
             self.refresh(slot)
+        # the slots with a fetch hook, in slot order (the fetch loop visits only these)
+        self._fetching = [s for s in self.startd.state.slots if s.name in self.fetch]
 
     def reconfig(self, config: Config) -> None:
         """A condor_reconfig: hook paths are looked up and checked again."""
@@ -163,7 +165,7 @@ class StartdHooks:
             now = trio.current_time()
             due: list[Slot] = []
             wake = math.inf
-            for slot in self.startd.state.slots:
+            for slot in self._fetching:
                 state = self.fetch.get(slot.name)
                 if state is None:
                     continue

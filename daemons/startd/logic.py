@@ -13,10 +13,17 @@ line.
 
 from __future__ import annotations
 
+import heapq
+import math
+
 from condorsim.classad import ClassAd
 
 from .machines import MachineSpec
 from .slot import Slot
+from .states import Activity, State
+
+# activities whose slots the policy loop evaluates at every POLLING_INTERVAL
+POLLING_ACTIVITIES = (Activity.RETIRING, Activity.VACATING, Activity.KILLING)
 
 STATIC_ATTRS = {
     "Arch": "X86_64", "OpSys": "LINUX", "OpSysAndVer": "AlmaLinux9", "OpSysName": "AlmaLinux",
@@ -47,6 +54,10 @@ class StartdState:
                 self.slots.append(Slot(machine, n, now, self._claim_id, lease_duration,
                                        common=common))
         self._by_name = {slot.name: slot for slot in self.slots}
+        # each machine's slots, in slot order (a slot ad's TotalLoadAvg sums them)
+        self._on_machine: dict[int, list[Slot]] = {}
+        for slot in self.slots:
+            self._on_machine.setdefault(id(slot.machine), []).append(slot)
 
     def _claim_id(self, slot: Slot) -> str:
         # HTCondor's claim ids look like "<addr>#<startd birthday>#<sequence>#..."
@@ -63,7 +74,7 @@ class StartdState:
         ad = slot.ad(now)
         ad["MyCurrentTime"] = int(now)
         # the machine's load, which HTCondor's startd puts in every slot ad
-        load = sum(s.load_avg() for s in self.slots if s.machine is slot.machine)
+        load = sum(s.load_avg() for s in self._on_machine[id(slot.machine)])
         ad["TotalLoadAvg"] = ad["TotalCondorLoadAvg"] = load
         # a simulated machine has no console user: its keyboard and console have been idle
         # since the startd started (HTCondor advertises both in every slot ad)
@@ -74,6 +85,75 @@ class StartdState:
         """The earliest claim lease deadline over all slots."""
         times = [t for t in (s.next_deadline() for s in self.slots) if t is not None]
         return min(times) if times else None
+
+
+class SlotDeadlines:
+    """Each slot's :meth:`Slot.next_deadline` and whether its activity needs polling, kept
+    so that the policy loop does not ask every slot at every wake-up.
+
+    A slot's deadline changes only when something happens to it (a message, a tick), and
+    the runner :meth:`touch`-es it then; :meth:`refresh` asks the touched slots again. A
+    slot whose deadline is its idle claim's CLAIM_WORKLIFE (an expression of the slot ad,
+    which a cron job can change without an event) is asked at every refresh. The cached
+    deadline of an untouched slot is its deadline; an ALIVE only moves a deadline later
+    and touches the slot too.
+    """
+
+    def __init__(self, slots: list[Slot]) -> None:
+        self.slots = slots
+        self._index = {id(slot): i for i, slot in enumerate(slots)}
+        self._deadline = [math.inf] * len(slots)
+        self._touched: set[int] = set(range(len(slots)))
+        self._volatile: set[int] = set()  # deadline read from CLAIM_WORKLIFE
+        self._polling: set[int] = set()  # in a POLLING_ACTIVITIES activity
+
+    def touch(self, slot: Slot) -> None:
+        self._touched.add(self._index[id(slot)])
+
+    def refresh(self) -> list[int]:
+        """Ask the touched (and the volatile) slots again; their indexes, ascending."""
+        if not self._touched and not self._volatile:
+            return []
+        asked = sorted(self._touched | self._volatile)
+        self._touched.clear()
+        for i in asked:
+            slot = self.slots[i]
+            deadline = slot.next_deadline()
+            self._deadline[i] = math.inf if deadline is None else deadline
+            claim = slot.claim
+            if claim is not None and slot.state == State.CLAIMED and \
+                    slot.activity == Activity.IDLE and claim.activations > 0 and \
+                    not claim.fetched:
+                self._volatile.add(i)
+            else:
+                self._volatile.discard(i)
+            if slot.activity in POLLING_ACTIVITIES:
+                self._polling.add(i)
+            else:
+                self._polling.discard(i)
+        return asked
+
+    def earliest(self) -> float | None:
+        """The earliest deadline over all slots (:meth:`StartdState.next_deadline`)."""
+        if not self._deadline:
+            return None
+        first = min(self._deadline)
+        return None if first == math.inf else first
+
+    def polling(self) -> bool:
+        """Some slot is Retiring, Vacating or Killing."""
+        return bool(self._polling)
+
+    def due(self, now: float) -> list[int]:
+        """The indexes of the slots whose deadline is ``now`` or earlier, as a heap."""
+        if not self._deadline or min(self._deadline) > now:
+            return []
+        out = [i for i, d in enumerate(self._deadline) if d <= now]
+        heapq.heapify(out)
+        return out
+
+    def deadline(self, i: int) -> float:
+        return self._deadline[i]
 
 
 def history_record(job_ad: ClassAd, offset: int, now: float) -> str:

@@ -89,6 +89,7 @@ class Slot:
                  common: ClassAd | None = None) -> None:
         self.machine = machine
         self.common = common if common is not None else ClassAd()
+        self._kept: tuple[tuple[object, ...], ClassAd] | None = None  # (inputs, _template)
         self.slot_id = slot_id
         self.name = f"slot{slot_id}@{machine.name}"
         self.cpus, self.memory, self.disk = machine.slot_share()
@@ -165,29 +166,49 @@ class Slot:
             self.state == State.PREEMPTING and self.job_running)
         return float(self.cpus) if busy else 0.0
 
+    def _template(self) -> ClassAd:
+        """The start of every slot ad: the startd-wide attributes, the machine's ATTRS and
+        the slot's fixed ones, in the order :meth:`ad` sets them (the changing ones hold
+        their place with a value :meth:`ad` replaces). Made again when an input changed."""
+        m = self.machine
+        inputs = (self.common.pairs(), m.extra_attrs.pairs(), self.name, m.name, self.slot_id,
+                  self.cpus, self.memory, self.disk, m.cpus, m.memory, m.disk, m.slots,
+                  m.clock_offset)
+        kept = self._kept
+        if kept is not None and kept[0] == inputs:
+            return kept[1]
+        ad = self.common.copy()
+        ad.update(m.extra_attrs)
+        ad.update({
+            "MyType": "Machine", "TargetType": "Job", "Name": self.name,
+            "Machine": m.name, "SlotID": self.slot_id, "SlotType": "Static",
+            "Cpus": self.cpus, "Memory": self.memory, "Disk": self.disk,
+            "MachineResources": "Cpus Memory Disk Swap", "SlotWeight": self.cpus,
+            "TotalSlotCpus": self.cpus, "TotalSlotMemory": self.memory,
+            "TotalSlotDisk": self.disk,
+            "TotalCpus": m.cpus, "TotalMemory": m.memory,
+            "TotalDisk": m.disk, "TotalSlots": m.slots,
+            "State": "", "Activity": "", "EnteredCurrentState": 0,
+            "EnteredCurrentActivity": 0, "LoadAvg": 0.0, "CondorLoadAvg": 0.0,
+            "ClaimId": "",
+            "SimClockOffset": m.clock_offset,
+        })
+        self._kept = (inputs, ad)
+        return ad
+
     def ad(self, now: float, *, with_claim: bool = True) -> ClassAd:
         """The slot ad: the startd-wide attributes, the machine's ATTRS, then the slot's own.
 
         ``with_claim=False`` leaves out what the claim adds (for CLAIM_WORKLIFE, which
         HTCondor evaluates in the slot's configuration ad)."""
         load = self.load_avg()
-        ad = self.common.copy()
-        ad.update(self.machine.extra_attrs)
+        ad = self._template().copy()
         ad.update({
-            "MyType": "Machine", "TargetType": "Job", "Name": self.name,
-            "Machine": self.machine.name, "SlotID": self.slot_id, "SlotType": "Static",
-            "Cpus": self.cpus, "Memory": self.memory, "Disk": self.disk,
-            "MachineResources": "Cpus Memory Disk Swap", "SlotWeight": self.cpus,
-            "TotalSlotCpus": self.cpus, "TotalSlotMemory": self.memory,
-            "TotalSlotDisk": self.disk,
-            "TotalCpus": self.machine.cpus, "TotalMemory": self.machine.memory,
-            "TotalDisk": self.machine.disk, "TotalSlots": self.machine.slots,
             "State": self.state.value, "Activity": self.activity.value,
             "EnteredCurrentState": int(self.entered_state),
             "EnteredCurrentActivity": int(self.entered_activity),
             "LoadAvg": load, "CondorLoadAvg": load,
             "ClaimId": self.offered_claim_id,
-            "SimClockOffset": self.machine.clock_offset,
         })
         ad["START"] = self.machine.policy["START"]
         ad["Rank"] = self.machine.policy["RANK"]

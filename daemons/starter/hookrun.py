@@ -15,6 +15,7 @@ one that died of SIGKILL (the job goes back to idle).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from condorsim.classad import ClassAd
@@ -34,8 +35,10 @@ if TYPE_CHECKING:
     from .daemon import Starter, _Instance
 
 
-def _call(starter: Starter, inst: _Instance, hook_type: str, stdin: str,
+def _call(starter: Starter, inst: _Instance, hook_type: str, stdin: Callable[[], str],
           args: tuple[str, ...] = (), default_timeout: float | None = None) -> HookCall | None:
+    """The hook call of ``hook_type`` (None when the job has no such hook); ``stdin`` makes
+    the text it gets, only when there is one (a job ad's text costs ~1 ms)."""
     path = inst.hooks.path(hook_type)
     keyword = inst.hooks.keyword
     if path is None or keyword is None:
@@ -44,7 +47,7 @@ def _call(starter: Starter, inst: _Instance, hook_type: str, stdin: str,
     lookup = machine_lookup(starter.ctx.config, machine if isinstance(machine, str) else None)
     env = hook_env(inst.job_ad, inst.slot_ad, starter.ctx.run_dir,
                    inst.pid if inst.clock is not None else None)
-    return HookCall(name=hook_knob(keyword, hook_type), path=path, args=args, stdin=stdin,
+    return HookCall(name=hook_knob(keyword, hook_type), path=path, args=args, stdin=stdin(),
                     env=env, cwd=env["_CONDOR_JOB_IWD"],
                     timeout=hook_timeout(lookup, keyword, hook_type, default_timeout))
 
@@ -65,7 +68,8 @@ def _prepare_args(starter: Starter, inst: _Instance) -> tuple[str, ...]:
 async def run_prepare(starter: Starter, lane: HookLane, inst: _Instance,
                       hook_type: str) -> PrepareOutcome | None:
     """Run a prepare hook and read its result; None when the job has no such hook."""
-    call = _call(starter, inst, hook_type, print_ad(inst.job_ad), _prepare_args(starter, inst))
+    call = _call(starter, inst, hook_type, lambda: print_ad(inst.job_ad),
+                 _prepare_args(starter, inst))
     if call is None:
         return None
     result = await lane.run(call, job=inst.job)
@@ -88,9 +92,12 @@ async def run_prepare(starter: Starter, lane: HookLane, inst: _Instance,
 def submit_update_info(starter: Starter, lane: HookLane, inst: _Instance,
                        update: ClassAd) -> None:
     """UPDATE_JOB_INFO with the job ad and the update's attributes (advisory)."""
-    ad = inst.job_ad.copy()
-    ad.update(update)
-    call = _call(starter, inst, "UPDATE_JOB_INFO", print_ad(ad))
+    def text() -> str:
+        ad = inst.job_ad.copy()
+        ad.update(update)
+        return print_ad(ad)
+
+    call = _call(starter, inst, "UPDATE_JOB_INFO", text)
     if call is not None:
         lane.submit(call, job=inst.job)
 
@@ -98,10 +105,12 @@ def submit_update_info(starter: Starter, lane: HookLane, inst: _Instance,
 async def run_job_exit(starter: Starter, lane: HookLane, inst: _Instance,
                        exit_ad: ClassAd) -> None:
     """JOB_EXIT with ``exit|remove|hold|evict``; the starter waits for it (or its timeout)."""
-    ad = inst.job_ad.copy()
-    ad.update(exit_ad)
-    call = _call(starter, inst, "JOB_EXIT", print_ad(ad), (exit_reason(inst.kill),),
-                 JOB_EXIT_TIMEOUT)
+    def text() -> str:
+        ad = inst.job_ad.copy()
+        ad.update(exit_ad)
+        return print_ad(ad)
+
+    call = _call(starter, inst, "JOB_EXIT", text, (exit_reason(inst.kill),), JOB_EXIT_TIMEOUT)
     if call is None:
         return
     env = dict(call.env)

@@ -90,3 +90,56 @@ def test_caches_are_bounded() -> None:
     assert len(_wire._TEXTS) <= _wire._TEXTS_MAX
     assert _wire._expression.cache_info().currsize <= 4096
     assert _wire._literal.cache_info().currsize <= 8192
+
+
+# -- the ads a pool sends again and again (issue 16, P2) ------------------------------------
+
+
+def test_a_named_ad_decoded_again_is_an_equal_independent_ad() -> None:
+    from condorsim.classad import ad_from_wire_named
+
+    wire = ad_to_wire(ClassAd.parse('[ Name = "slot1@m"; Cpus = 4; Req = MY.Cpus > 2 ]'))
+    one = ad_from_wire_named(dict(wire))
+    two = ad_from_wire_named(dict(wire))
+    assert one == two == ad_from_wire(wire)
+    one["Cpus"] = 1
+    one["Extra"] = 2
+    three = ad_from_wire_named(dict(wire))
+    assert two.evaluate("Cpus") == 4 and "Extra" not in two
+    assert three.evaluate("Cpus") == 4 and "Extra" not in three
+
+
+@pytest.mark.parametrize("before, after", [(1, True), (1, 1.0), (0.0, -0.0), (2, 3), ("a", "b")])
+def test_a_named_ad_that_changed_in_value_or_type_is_decoded_anew(before: object,
+                                                                   after: object) -> None:
+    from condorsim.classad import ad_from_wire_named
+
+    ad_from_wire_named({"Name": "slot2@m", "X": before})
+    ad = ad_from_wire_named({"Name": "slot2@m", "X": after})
+    value = ad["X"].literal_value
+    assert type(value) is type(after) and value == after
+    if isinstance(after, float):
+        assert math.copysign(1, value) == math.copysign(1, after)
+
+
+def test_a_bad_named_ad_is_refused_every_time() -> None:
+    from condorsim.classad import ad_from_wire_named
+
+    for _ in range(2):
+        with pytest.raises(ClassAdWireError):
+            ad_from_wire_named({"Name": "slot3@m", "X": msgpack.ExtType(3, b"1 +")})
+
+
+def test_a_sealed_ad_sends_what_it_holds_after_a_change() -> None:
+    from condorsim.classad import SealedAd
+
+    ad = SealedAd.of(ClassAd.parse('[ Name = "s"; Cpus = 4 ]'))
+    first = ad_to_wire(ad)
+    assert ad_to_wire(ad) is first  # kept
+    ad["Cpus"] = 8
+    assert ad_to_wire(ad)["Cpus"] == 8
+    ad.update({"Memory": 10})
+    assert ad_to_wire(ad)["Memory"] == 10
+    del ad["Memory"]
+    assert "Memory" not in ad_to_wire(ad)
+    assert _through_bytes(ad) == ClassAd.parse('[ Name = "s"; Cpus = 8 ]')

@@ -177,6 +177,30 @@ def test_results_are_ordered_by_type_then_name(pool: CollectorState) -> None:
     assert types == ["DaemonMaster", "Machine", "Machine", "Machine", "Scheduler"]
 
 
+def test_the_order_follows_ads_that_come_and_go() -> None:
+    state = CollectorState()
+    state.update("Machine", make_ad(Machine="m", SlotID=1, Name="b"), now=1)
+    state.update("Machine", make_ad(Machine="m", SlotID=2, Name="c"), now=1)
+    assert names(state.query("Machine", now=1)) == ["b", "c"]
+    state.update("Machine", slot("a"), now=2)
+    assert names(state.query("Machine", now=2)) == ["a", "b", "c"]
+    state.update("Machine", make_ad(Machine="m", SlotID=3, Name="0"), now=3)
+    state.update("Machine", make_ad(Machine="m", SlotID=2, Name="c", State="Claimed"), now=3)
+    assert names(state.query("Machine", now=3)) == ["0", "a", "b", "c"]
+    state.invalidate("Machine", slot("a"), now=4)
+    assert names(state.query("Machine", now=4)) == ["0", "b", "c"]
+
+
+def test_shared_results_are_the_stored_ads_which_an_update_replaces(
+        pool: CollectorState) -> None:
+    [shared] = pool.query("Scheduler", now=10, shared=True)
+    assert shared == pool.query("Scheduler", now=10)[0]
+    assert pool.query("Scheduler", now=10, shared=True)[0] is shared
+    pool.update("Scheduler", schedd("s@a", TotalIdleJobs=4), now=11)
+    assert shared.evaluate("TotalIdleJobs") == 3
+    assert pool.query("Scheduler", now=11, shared=True)[0].evaluate("TotalIdleJobs") == 4
+
+
 def test_query_of_an_unknown_type_is_empty(pool: CollectorState) -> None:
     assert pool.query("Negotiator", now=10) == []
 

@@ -202,3 +202,21 @@ def test_a_busy_daemon_remembers_only_the_nonces_of_fresh_proofs() -> None:
                          now=t) == "the peer's proof was used before (a replay)"
     # what it keeps: the last FRESH_SECONDS' worth (120 s / 0.03 s), not all 20,000
     assert len(checker._seen) <= 120 / 0.03 + 2
+
+
+def test_a_busy_daemon_remembers_every_fresh_proof_and_forgets_stale_ones() -> None:
+    from condorsim.security.poolkey import FRESH_SECONDS, ProofChecker, proof
+
+    key, server = b"k" * 32, "<127.0.0.1:9618>"
+    checker = ProofChecker(key, server)
+    first = proof(key, server, "startd", now=1000.0)
+    assert checker.check("startd", first, now=1000.0) == ""
+    for i in range(10_000):  # more than the first pruning point, all fresh
+        assert checker.check("schedd", proof(key, server, "schedd", now=1001.0),
+                             now=1001.0 + i / 1000) == ""
+    assert "used before" in checker.check("startd", first, now=1011.0)
+    later = 1000.0 + FRESH_SECONDS + 50
+    for _ in range(10_000):
+        assert checker.check("schedd", proof(key, server, "schedd", now=later), now=later) == ""
+    assert len(checker._seen) <= 12_000  # the first 10,001 are stale: some were dropped
+    assert "old" in checker.check("startd", first, now=later)
