@@ -383,7 +383,6 @@ async def _follow(link: _Link, participant: Participant, clock: VirtualClock) ->
             while True:
                 for msg in await link.receive():
                     if msg[0] == RUN and len(msg) == 4:
-                        clock.advance(msg[1])
                         participant.run(msg[1], msg[3], bool(msg[2]))
                     elif msg[0] == FINISH:
                         participant.finish()

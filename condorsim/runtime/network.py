@@ -199,6 +199,8 @@ class Conn:
         self._tracer = tracer
         self._out = SHARED  # the channels this side sends and receives on (virtual time)
         self._in = SHARED
+        self.trusted = False
+        """The peer proved the pool key (or we did, connecting): its stamps are believed."""
         self.identity = ""
         """The peer's authenticated identity, ``user@domain`` (set by the server's handshake)."""
         self.method = ""
@@ -232,21 +234,32 @@ class Conn:
             participant.send_done(delivered, channel)
 
     async def receive(self) -> Message:
-        stream = self._stream
-        msg = await stream.receive()
-        participant = self._participant
-        if participant is not None:
-            stamp = stream.stamp
-            if stamp is not None:
-                channel = self._in = stamp[2]
-                if self._out == SHARED and channel.endswith(">"):
-                    self._out = channel[:-1] + "<"  # we accepted: ours is the other way
-            elif self._in == SHARED and participant.clock is not None:
-                self._in = participant.new_channel() + "?"  # the peer counts nothing
-            if participant.frozen:  # virtual time: thaw at the stamp, or wait for a RUN
-                await participant.wait_thawed(stamp)
-            participant.message_received(self._in)
+        msg = await self._stream.receive()
+        await self.admit(self.trusted)
         return msg
+
+    async def receive_unadmitted(self) -> Message:
+        """The next message, not yet handled as far as virtual time is concerned: the
+        caller checks it (without changing anything) and calls :meth:`admit` at once."""
+        return await self._stream.receive()
+
+    async def admit(self, trusted: bool) -> None:
+        """Count the message just received; if the process is frozen, thaw at its stamp
+        (believed only from a ``trusted`` peer: a stamp moves the process's clock) or wait
+        for the coordinator's RUN."""
+        participant = self._participant
+        if participant is None:
+            return
+        stamp = self._stream.stamp if trusted else None
+        if stamp is not None:
+            channel = self._in = stamp[2]
+            if self._out == SHARED and channel.endswith(">"):
+                self._out = channel[:-1] + "<"  # we accepted: ours is the other way
+        elif self._in == SHARED and participant.clock is not None:
+            self._in = participant.new_channel() + "?"  # the peer counts nothing
+        if participant.frozen:  # virtual time: thaw at the stamp, or wait for a RUN
+            await participant.wait_thawed(stamp)
+        participant.message_received(self._in)
 
     def connected(self) -> None:
         """This side opened the connection: it names the connection's two channels."""
@@ -316,6 +329,7 @@ class Endpoint:
         if key is not None:
             await conn.send(SIM_HELLO(name=self.name, method="TOKEN",
                                       proof=proof(key, address, self.name)))
+            conn.trusted = True  # a daemon of the pool, at an address the pool gave us
             return
         await conn.send(SIM_HELLO(name=self.name, method="FS", proof=""))
         try:
@@ -368,7 +382,17 @@ class Endpoint:
     async def _accept(self, conn: Conn, address: str, checker: ProofChecker | None) -> bool:
         """The server's side of the handshake; False when the peer is refused (logged)."""
         policy = self._policy
-        hello = await conn.receive()
+        # Under virtual time the HELLO's stamp may move this process's clock: it is believed
+        # only once the proof in it is checked (the check changes nothing the pool can see).
+        hello = await conn.receive_unadmitted()
+        error = ""
+        if isinstance(hello, SIM_HELLO) and hello.method == "TOKEN":
+            if checker is None:
+                error = "this daemon holds no pool key to check the peer's proof against"
+            else:
+                error = checker.check(hello.name, hello.proof)
+        conn.trusted = isinstance(hello, SIM_HELLO) and hello.method == "TOKEN" and not error
+        await conn.admit(conn.trusted)
         if not isinstance(hello, SIM_HELLO):
             raise ProtocolError(f"expected SIM_HELLO first, got {type(hello).__name__}")
         conn.peer, method = hello.name, hello.method
@@ -377,12 +401,7 @@ class Endpoint:
             return True
         if method not in ("TOKEN", "FS"):
             raise ProtocolError(f"SIM_HELLO: unknown authentication method {method!r}")
-        error = ""
         if method == "TOKEN":
-            if checker is None:
-                error = "this daemon holds no pool key to check the peer's proof against"
-            else:
-                error = checker.check(hello.name, hello.proof)
             conn.identity = "" if error else policy.identity("condor")
         else:
             fs_dir = fs_challenge_dir(policy.fs_local_dir, address)

@@ -33,6 +33,7 @@ checked exactly: a msgpack boolean is not an integer here, and an integer is acc
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import types
@@ -217,7 +218,8 @@ def decode_stamped(payload: bytes) -> tuple[Message, Stamp | None]:
     if raw is not None:
         if not (
             type(raw) is list and len(raw) == 3
-            and type(raw[0]) in (int, float) and type(raw[1]) is int and type(raw[2]) is str
+            and type(raw[0]) in (int, float) and math.isfinite(raw[0])
+            and type(raw[1]) is int and type(raw[2]) is str
         ):
             raise ProtocolError(f"a message's stamp must be [time, round, channel], not "
                                 f"{_short(repr(raw))}")

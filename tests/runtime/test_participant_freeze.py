@@ -7,10 +7,11 @@ import trio
 import trio.testing
 
 from condorsim.runtime.clock import VirtualClock
-from condorsim.runtime.network import Conn
+from condorsim.runtime.network import Conn, Endpoint, InProcessNetwork
 from condorsim.runtime.participant import Participant
-from condorsim.wire import ConnectionClosed, MessageStream
-from condorsim.wire.messages import OK
+from condorsim.security import Security
+from condorsim.wire import ConnectionClosed, Message, MessageStream
+from condorsim.wire.messages import OK, SIM_HELLO
 
 
 def _pair(a: Participant, b: Participant) -> tuple[Conn, Conn]:
@@ -86,6 +87,7 @@ async def test_a_stamped_message_thaws_its_frozen_receiver_at_the_senders_time()
     out = Conn(MessageStream(left), me="a", peer="b", participant=sender, tracer=None)
     into = Conn(MessageStream(right), me="b", peer="a", participant=receiver, tracer=None)
     out.connected()
+    into.trusted = True  # the peer proved the pool key
     handled: list[float] = []
 
     async def serve() -> None:
@@ -114,6 +116,7 @@ async def test_a_receiver_that_a_decision_runs_anyway_waits_for_its_run() -> Non
     left, right = trio.testing.memory_stream_pair()
     out = Conn(MessageStream(left), me="a", peer="b", participant=sender, tracer=None)
     into = Conn(MessageStream(right), me="b", peer="a", participant=receiver, tracer=None)
+    into.trusted = True
     order: list[str] = []
 
     async def serve() -> None:
@@ -132,4 +135,30 @@ async def test_a_receiver_that_a_decision_runs_anyway_waits_for_its_run() -> Non
         receiver.run(100.0, 7, True)
         await trio.testing.wait_all_tasks_blocked()
         assert order == ["end of instant", "message"] and receiver_clock.now == 100.0
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_stamp_from_a_peer_that_proved_no_key_moves_no_clock() -> None:
+    receiver, receiver_clock = _virtual(40.0)
+    holds: list[int] = []
+    receiver.on_hold = lambda: holds.append(1)
+    network = InProcessNetwork()
+    server = Endpoint(name="schedd", network=network, participant=receiver,
+                      security=Security(key=b"k" * 32))
+    handled: list[str] = []
+
+    async def handler(msg: Message, conn: Conn) -> None:
+        handled.append(msg.command)
+
+    async with trio.open_nursery() as nursery:
+        real = await nursery.start(server.serve, handler)
+        await receiver.wait_idle()
+        receiver.freeze()
+        # a process without the pool key stamps its HELLO a year ahead
+        stream = MessageStream(await network.connect(real))
+        await stream.send(SIM_HELLO(name="intruder", method="TOKEN", proof="1:2:3"),
+                          (40.0 + 365 * 86400, 99, "x.1>"))
+        await trio.testing.wait_all_tasks_blocked()
+        assert receiver_clock.now == 40.0 and receiver.frozen  # not believed: held
+        assert holds == [1]  # the coordinator is asked for a RUN at the pool's time
         nursery.cancel_scope.cancel()

@@ -317,7 +317,8 @@ def test_a_stamp_travels_beside_the_message_and_a_bad_one_is_refused() -> None:
     assert encode(msg, None) == encode(msg)  # no stamp: the same bytes as ever
     assert decode_stamped(encode(msg, (120.5, 3, "ab12.7>"))) == (msg, (120.5, 3, "ab12.7>"))
     assert decode_stamped(encode(msg, (120, 3, "c>")))[1] == (120.0, 3, "c>")
-    for bad in ([1.0, 2], [1.0, "2", "c"], "now", [True, 1, "c"], [1.0, 1, 5]):
+    for bad in ([1.0, 2], [1.0, "2", "c"], "now", [True, 1, "c"], [1.0, 1, 5],
+                [float("inf"), 1, "c"], [float("nan"), 1, "c"]):
         payload = msgpack.packb({"cmd": "OK", "@": bad})
         with pytest.raises(ProtocolError, match="stamp"):
             decode_stamped(payload)
