@@ -22,9 +22,9 @@ due while the schedd awaits its restart), and does not count the pool quiet whil
 daemon awaits its restart, so the end's checks see every daemon up again
 (docs/replay.md). A restarted collector knows no slot until each startd's next update
 (UPDATE_INTERVAL, as in HTCondor), so a seed that kills the collector has one more
-expectation, :data:`READVERTISED` seconds (two update intervals) after its last kill,
-that every slot is advertised again: the run lasts until then, and the check at the end sees every slot (a
-failure of that one is a problem, not a leak).
+expectation, :data:`READVERTISED` seconds (its restart and one update interval) after its
+last kill, that every slot is advertised again: the run lasts until then, and the check
+at the end sees every slot (a failure of that one is a problem, not a leak).
 """
 
 from __future__ import annotations
@@ -45,10 +45,11 @@ ROUTER = "job_router"
 SITE = "batch slurm"
 MAX_HOURS = 6  # the cap on a run: kills end by 40 minutes, the last jobs long before this
 # Seconds after the last kill of the collector by which every startd has advertised to it
-# again: its restart (at most 9 + 2 ** 4 s for a fifth death) and two UPDATE_INTERVALs
-# (300 s): a startd's first update after the restart goes down the connection that died
-# with the old collector and is lost (as an update over UDP can be in HTCondor).
-READVERTISED = 60 + 2 * 300 + 30
+# again: its restart (at most 9 + 2 ** 4 s for a fifth death) and one UPDATE_INTERVAL
+# (300 s): a startd's first update after the restart reaches the new collector (the
+# connection that died with the old one is noticed and replaced, as HTCondor's
+# DCCollector::sendTCPUpdate does).
+READVERTISED = 60 + 300 + 30
 READVERTISED_TEXT = "every startd has advertised again to the restarted collector"
 
 

@@ -268,6 +268,11 @@ class Conn:
             name = participant.new_channel()
             self._out, self._in = name + ">", name + "<"
 
+    def peer_closed(self) -> bool:
+        """The peer closed the connection (:meth:`MessageStream.peer_closed`): a cached
+        connection that says so is to be replaced before the next message goes down it."""
+        return self._stream.peer_closed()
+
     async def request(self, msg: Message) -> Message:
         await self.send(msg)
         return await self.receive()

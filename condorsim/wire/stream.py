@@ -26,6 +26,7 @@ test per message.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 
 import trio
@@ -160,6 +161,33 @@ class MessageStream(trio.abc.AsyncResource):
             payload = decoder.next_frame()
             if payload is not None:
                 return payload
+
+    def peer_closed(self) -> bool:
+        """True when the peer has closed (or reset) the connection and nothing it sent is
+        left unread. HTCondor's ``condor_write`` makes this check before it writes (a
+        readable socket whose ``MSG_PEEK`` reads 0 bytes: "Socket closed when trying to
+        write"), so that a message is not written into a cached connection whose peer is
+        gone: over TCP such a write succeeds locally and the message is lost. Only a TCP
+        stream is checked; a write to a closed memory stream fails by itself."""
+        if self._broken is not None or self._decoder.buffered:
+            return self._broken is not None
+        if not isinstance(self._stream, trio.SocketStream):
+            return False
+        try:
+            fd = self._stream.socket.fileno()
+        except OSError:
+            return True
+        if fd < 0:
+            return True
+        sock = socket.socket(fileno=fd)
+        try:
+            return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:  # reset, or not connected any more
+            return True
+        finally:
+            sock.detach()
 
     async def aclose(self) -> None:
         """Close the underlying stream (gracefully for TCP; idempotent)."""

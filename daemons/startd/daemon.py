@@ -186,6 +186,18 @@ class Startd:
 
     async def _send_to_collector(self, msg: Message) -> None:
         async with self._collector_lock:
+            conn = self._collector_conn
+            if conn is not None and conn.peer_closed():
+                # DCCollector::sendTCPUpdate: the collector closed our cached connection
+                # (it restarted): send the update on a new one instead of losing it
+                self._ctx.log.info("collector_reconnect",
+                                   reason="the collector closed the cached connection")
+                self._collector_conn = None
+                with trio.CancelScope(shield=True):
+                    try:
+                        await conn.aclose()
+                    except _NET_ERRORS:
+                        pass
             for _attempt in range(2):
                 try:
                     if self._collector_conn is None:

@@ -108,6 +108,12 @@ class _Peer:
     async def _open(self) -> Conn:
         if self.address is None:
             raise ConnectionRefusedError(f"no address for the {self._name}")
+        if self._conn is not None and self._conn.peer_closed():
+            # as HTCondor's condor_write: the peer closed our cached connection (it
+            # restarted); a message written into it would be lost, so open a new one
+            self._ctx.log.info("reconnect", to=self._name,
+                               reason="the peer closed the cached connection")
+            await self.close()
         if self._conn is None:
             self._conn = await self._ctx.connect(self.address, self._name)
         return self._conn

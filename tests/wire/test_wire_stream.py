@@ -184,6 +184,43 @@ async def test_over_loopback_tcp() -> None:
     assert received == [QUERY_RESULT(ads=[big] * 10)]
 
 
+async def test_a_tcp_peer_that_closed_is_noticed_before_a_write() -> None:
+    # HTCondor's condor_write: a readable socket whose MSG_PEEK reads nothing is closed.
+    # A write into it would succeed locally and the message be lost.
+    accepted: trio.MemorySendChannel[MessageStream]
+    accepted, get = trio.open_memory_channel[MessageStream](1)
+
+    async def serve(stream: trio.SocketStream) -> None:
+        await accepted.send(MessageStream(stream))
+        await trio.sleep_forever()
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(partial(trio.serve_tcp, serve, 0, host="127.0.0.1"))
+        port = listeners[0].socket.getsockname()[1]
+        client = MessageStream(await trio.open_tcp_stream("127.0.0.1", port))
+        server = await get.receive()
+        assert not client.peer_closed()
+        await server.send(OK())  # unread data: not closed yet, even after the peer closes
+        await server.aclose()
+        with trio.fail_after(5):
+            await trio.lowlevel.wait_readable(client.stream.socket)  # type: ignore[attr-defined]
+        assert not client.peer_closed()
+        assert await client.receive() == OK()
+        assert client.peer_closed()
+        await client.send(OK())  # the write the check saves: it succeeds into the void
+        await client.aclose()
+        assert client.peer_closed()
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_memory_stream_is_never_said_closed_by_the_check() -> None:
+    client, server = pair()
+    await server.aclose()
+    assert not client.peer_closed()  # a write to it fails by itself
+    with pytest.raises(ConnectionClosed):
+        await client.send(OK())
+
+
 async def test_the_history_of_the_issues_day_fits_in_one_query_result() -> None:
     # 5,000 finished jobs of about 2 KB each: a replay's end-of-run check asks for them all.
     def job(proc: int) -> ClassAd:
