@@ -29,8 +29,11 @@ GIB = 1024 * 1024  # in KiB
 
 def scenario_text(machines: int, jobs: int, seed: int = 1) -> str:
     """A pool of ``machines`` x 20 slots and ``jobs`` ten-hour jobs (in one submission: past
-    HTCondor's default MAX_JOBS_PER_SUBMISSION of 20000 the scenario raises it)."""
+    HTCondor's default MAX_JOBS_PER_SUBMISSION of 20000 the scenario raises it, and past
+    MAX_JOBS_PER_OWNER's 100000 that one)."""
     config = f"\n[config]\nMAX_JOBS_PER_SUBMISSION = {jobs}\n" if jobs > 20000 else ""
+    if jobs > 100000:
+        config += f"MAX_JOBS_PER_OWNER = {jobs}\n"
     return f'''
 [scenario]
 name = "bench: {machines * SLOTS_PER_MACHINE} slots, {jobs} running jobs"

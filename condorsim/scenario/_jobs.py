@@ -13,7 +13,8 @@ ids in between (routed copies do: the replay runner's numbering is the real one)
 :func:`check_submits` builds every submit description that has no ``expect_error``
 with ``condorsim.submit`` (no pool involved), in an empty directory and environment,
 and refuses the scenario if condor_submit would refuse it -- a queue count over the
-schedd's MAX_JOBS_PER_SUBMISSION (``[config]``, default 20000) included -- or if all the
+schedd's MAX_JOBS_PER_SUBMISSION (``[config]``, default 20000) or MAX_JOBS_PER_OWNER
+(default 100000) included -- or if all the
 submits together would queue more than MAX_SIM_JOBS (1,000,000) jobs; both before a
 queue statement's jobs are built. Only the first BUILT_AT_LOAD jobs of a submit are built. A submit with ``expect_error`` is not built here: that it is refused
 with that text is checked when the scenario runs.
@@ -59,9 +60,11 @@ def check_submits(ctx: FileContext, scenario: Scenario) -> None:
             if submit.expect_error is not None:
                 continue
             key = "file" if submit.file is not None else "text"
-            # MAX_JOBS_PER_SUBMISSION (MAX_JOBS_SUBMITTED depends on the queue of the moment)
-            per_submission = submission_limits(scenario.config)[0]
-            limits = [per_submission, JobLimit(
+            # MAX_JOBS_PER_SUBMISSION, and MAX_JOBS_PER_OWNER for this submission alone
+            # (MAX_JOBS_SUBMITTED and the owner's other jobs depend on the queue of the moment)
+            limits = [limit for limit in submission_limits(scenario.config)
+                      if limit.knob in ("MAX_JOBS_PER_OWNER", "MAX_JOBS_PER_SUBMISSION")]
+            limits += [JobLimit(
                 MAX_SIM_JOBS - queued, f"the scenario's [[submit]] entries would queue more "
                                        f"than {MAX_SIM_JOBS:,} jobs in all, the simulator's "
                                        "limit (MAX_SIM_JOBS)")]

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._errors import SubmitError
-    from ._limits import MAX_SIM_JOBS, JobLimit, submission_limits
+    from ._limits import MAX_SIM_JOBS, JobLimit, first_exceeded, submission_limits
     from ._submit import Submit, effective_config
 
 __all__ = ["MAX_SIM_JOBS", "JobLimit", "Submit", "SubmitError", "effective_config",
-           "submission_limits"]
+           "first_exceeded", "submission_limits"]
 
 # The public names are imported where they live on first use: daemons that only need a
 # helper module of this package (the startd's, starter's and shadow's hooks read arguments
@@ -38,6 +38,7 @@ _HOMES = {
     "MAX_SIM_JOBS": "._limits",
     "JobLimit": "._limits",
     "submission_limits": "._limits",
+    "first_exceeded": "._limits",
     "Submit": "._submit",
     "effective_config": "._submit",
 }

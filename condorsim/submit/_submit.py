@@ -35,7 +35,7 @@ from ._checks import unused_warnings, want_factory
 from ._errors import SubmitError
 from ._exprs import Expr, eval_bool, parse
 from ._job import Attrs, JobInput
-from ._limits import JobLimit
+from ._limits import JobLimit, first_exceeded
 from ._lines import Assign, Queue, Statement
 from ._macros import MacroError, MacroTable
 from ._queue import (
@@ -413,9 +413,9 @@ class _Run:
 
     def _check_limits(self, more: int, line: int) -> None:
         """Refuse ``more`` jobs on top of those made when a limit does not allow them."""
-        for limit in self.limits:
-            if self.made + more > limit.jobs:
-                raise SubmitError(limit.message, source=self.submit._source, line=line)
+        limit = first_exceeded(self.limits, self.made + more)
+        if limit is not None:
+            raise SubmitError(limit.message, source=self.submit._source, line=line)
 
     def _match_options(self, spec: QueueSpec, line: int) -> MatchOptions | None:
         """The ``SubmitWarnEmptyMatches`` family, read when the items come from a file or

@@ -13,7 +13,8 @@ How this works
   Idle.
 * :func:`submit_ad` -- a routed copy as a new cluster of one proc, as the original's owner:
   QDate and EnteredCurrentStatus now, ``LeaveJobInQueue = JobStatus == 4`` (the router
-  collects a completed copy before it leaves).
+  collects a completed copy before it leaves). Refused, as NewProc refuses it, when the
+  queue holds MAX_JOBS_SUBMITTED jobs or the owner MAX_JOBS_PER_OWNER.
 * :func:`set_attributes` -- push_dirty_attributes: every attribute set, a JobStatus change
   recorded with LastJobStatus, but never moving a job away from Removed or Completed.
 
@@ -29,6 +30,7 @@ from typing import Any
 from condorsim.classad import ClassAd, parse_expr
 from condorsim.jobs.codes import JobStatus
 from condorsim.jobs.managed import gridmanager_owns, managed_externally
+from condorsim.submit import first_exceeded, submission_limits
 
 from .queue import JobQueue, _str
 from .store import JobId, ScheddError
@@ -87,6 +89,11 @@ def submit_ad(q: JobQueue, owner: str, ad: ClassAd, now: int) -> JobId:
     """A new cluster of one proc holding ``ad`` (the routed copy)."""
     if not owner:
         raise ScheddError("a job needs an owner")
+    # NewProc's MAX_JOBS_SUBMITTED and MAX_JOBS_PER_OWNER apply to the router's copies too
+    limit = first_exceeded(submission_limits(
+        q.submit_config, len(q.jobs), owned=len(q.store.by_owner.get(owner, ()))), 1)
+    if limit is not None:
+        raise ScheddError(limit.message)
     cluster = q.store.new_cluster()
     copy = ad.copy()
     copy.update({"ClusterId": cluster, "ProcId": 0, "Owner": owner, "QDate": now,

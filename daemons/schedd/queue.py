@@ -248,8 +248,10 @@ class JobQueue:
                               iwd=iwd or None, config=self.submit_config).jobs(
                 count=0, clusterid=cluster, qdate=now, owner=owner, iwd=iwd or None,
                 submit_method=0,
-                # MAX_JOBS_PER_SUBMISSION, MAX_JOBS_SUBMITTED: refused before being built
-                limits=submission_limits(self.submit_config, len(self.jobs))))
+                # MAX_JOBS_SUBMITTED, MAX_JOBS_PER_OWNER, MAX_JOBS_PER_SUBMISSION: refused
+                # before being built (the owner's jobs: all of them in the queue)
+                limits=submission_limits(self.submit_config, len(self.jobs),
+                                         owned=len(self.store.by_owner.get(owner, ())))))
         except SubmitError as e:
             raise ScheddError(str(e)) from None
         if not ads:

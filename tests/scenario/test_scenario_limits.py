@@ -99,12 +99,24 @@ def test_max_jobs_per_submission_of_config_is_honoured() -> None:
     assert len(parse_scenario(H + config + SUB.format(n=2)).submits) == 1
 
 
+def test_one_submission_over_max_jobs_per_owner_is_refused_at_load() -> None:
+    # whatever else the owner has queued then, HTCondor's schedd refuses it
+    config = "[config]\nMAX_JOBS_PER_SUBMISSION = 200000\n"
+    assert _refused(H + config + SUB.format(n=100001)).endswith(
+        "Failed to create proc: Number of submitted jobs would exceed MAX_JOBS_PER_OWNER "
+        "(100000)")
+    config += "MAX_JOBS_PER_OWNER = 3\n"
+    assert "MAX_JOBS_PER_OWNER (3)" in _refused(H + config + SUB.format(n=4))
+    # two of 3 are allowed at load: whether the second is refused depends on the queue then
+    assert len(parse_scenario(H + config + SUB.format(n=3) + SUB.format(n=3)).submits) == 2
+
+
 def test_all_the_submits_together_stay_under_max_sim_jobs() -> None:
-    config = "[config]\nMAX_JOBS_PER_SUBMISSION = 2000000\n"
+    config = "[config]\nMAX_JOBS_PER_SUBMISSION = 2000000\nMAX_JOBS_PER_OWNER = 2000000\n"
     began = time.monotonic()
     message = _refused(H + config + SUB.format(n=600000) + SUB.format(n=500000))
     assert time.monotonic() - began < 5.0
-    assert message.startswith('s.toml, line 12: [[submit]] #2 (at "0s"): text: ')
+    assert message.startswith('s.toml, line 13: [[submit]] #2 (at "0s"): text: ')
     assert message.endswith("the scenario's [[submit]] entries would queue more than "
                             "1,000,000 jobs in all, the simulator's limit (MAX_SIM_JOBS)")
 
