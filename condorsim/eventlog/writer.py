@@ -99,6 +99,17 @@ class EventLogWriter:
         self.tz = zone(tz)
         self.options = parse_format(fmt)
 
+    def check_open(self) -> None:
+        """Open the log for appending (created if missing) and close it again, as
+        HTCondor's ``WriteUserLog::initialize`` opens it before any event: raises
+        EventLogError naming the file and the errno when it cannot be."""
+        try:
+            os.close(os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644))
+        except OSError as exc:
+            code = exc.errno or errno.EIO
+            raise EventLogError(f"cannot open the user log {self.path}: errno = {code} "
+                                f"({exc.strerror or os.strerror(code)})") from None
+
     # -- the frame every event shares
 
     def write_event(self, event_type: str, cluster: int, proc: int, t: float, body: str) -> str:

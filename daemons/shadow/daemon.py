@@ -48,7 +48,7 @@ import trio
 from condorsim.classad import ClassAd
 from condorsim.eventlog import EventLogError, EventLogWriter
 from condorsim.hooks import HookLane
-from condorsim.jobs.codes import ShadowExit
+from condorsim.jobs.codes import HoldCode, ShadowExit
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
@@ -264,6 +264,8 @@ class Shadow:
         log = self._ctx.log
         try:
             await self._schedd()  # where to report (HTCondor's shadow is told at its birth)
+            if not await self._open_user_log(inst):
+                return
             prepared = await shadow_prepare(self._ctx, self._lane, job.ad, job.job)
             if prepared is not None and prepared.exit_code is not None:
                 await self._prepare_failed(inst, prepared.exit_code, prepared.exception,
@@ -309,6 +311,27 @@ class Shadow:
         finally:
             if inst.unreported is None and self.instances.get(job.job) is inst:
                 del self.instances[job.job]
+
+    async def _open_user_log(self, inst: _Instance) -> bool:
+        """BaseShadow::initUserLog: the job's user log is opened before anything else; one
+        that cannot be puts the job on hold (``Failed to initialize user log``, code 22
+        UnableToInitUserLog, subcode 0) and ends the shadow's part (JOB_SHOULD_HOLD)."""
+        if inst.log is None:
+            return True
+        try:
+            inst.log.check_open()
+            return True
+        except EventLogError as e:
+            error = str(e)
+        job = inst.job
+        reason = "Failed to initialize user log"
+        self._ctx.log.warning("user_log_init_failed", job=job.job, reason=reason, error=error)
+        job.set("HoldReason", reason)
+        job.set("HoldReasonCode", int(HoldCode.UNABLE_TO_INIT_USER_LOG))
+        job.set("HoldReasonSubCode", 0)
+        inst.log = None  # nothing more is written to it
+        await self._shadow_exit(inst, int(ShadowExit.JOB_SHOULD_HOLD))
+        return False
 
     async def _prepare_failed(self, inst: _Instance, exit_code: int, exception: str,
                               hold: ClassAd | None) -> None:
