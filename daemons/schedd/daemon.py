@@ -117,7 +117,9 @@ class Schedd:
                 self.local = LocalJobs(
                     self.queue, host=self.address, tz=self.tz,
                     default_runtime=cfg.get_float("SIM_DEFAULT_RUNTIME", 600),
-                    start_exprs=self._start_expressions())
+                    start_exprs=self._start_expressions(),
+                    cleanup_retry_delay=cfg.get_int("LOCAL_UNIVERSE_JOB_CLEANUP_RETRY_DELAY", 30),
+                    max_cleanup_retries=cfg.get_int("LOCAL_UNIVERSE_MAX_JOB_CLEANUP_RETRIES", 5))
                 self.claims = ClaimKeeper(self)
                 self.grid = GridLink(self)
                 self.reconnector = Reconnector(self, self.claims)
@@ -341,7 +343,25 @@ class Schedd:
                 self.local.began(run, now)
                 self.ctx.log.info("local_job_executing", job=job_str(job), runtime=run.runtime)
                 continue
-            outcome = self.local.exited(job, now)
+            try:
+                outcome = self.local.requeue(job, now) if run.gave_up else \
+                    self.local.exited(job, now)
+            except ScheddError as e:
+                # JICLocalSchedd::notifyJobExit: "Failed to update job queue - attempting
+                # to retry", every LOCAL_UNIVERSE_JOB_CLEANUP_RETRY_DELAY
+                retry = self.local.exit_failed(run, now)
+                self.ctx.log.warning(
+                    "local_job_exit_not_written", job=job_str(job), error=str(e),
+                    then="requeue" if run.gave_up else "retry", attempt=run.exit_failures,
+                    retry_in=self.local.cleanup_retry_delay)
+                if not retry:
+                    self.ctx.log.error(
+                        "local_job_exit_given_up", job=job_str(job),
+                        error="Maximum number of job cleanup retry attempts "
+                              f"(LOCAL_UNIVERSE_MAX_JOB_CLEANUP_RETRIES="
+                              f"{self.local.max_cleanup_retries}) reached")
+                    run.wake_at = float(now)  # requeue at once
+                continue
             self.ctx.log.info("local_job_exited", job=job_str(job), became=outcome.became)
             break
         self._local_wake.pop(job, None)

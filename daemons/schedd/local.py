@@ -89,6 +89,12 @@ class LocalRun:
     clock: PayloadClock | None = None
     runtime: float = 0.0
     suspended_at: float | None = None
+    exit_at: float | None = None
+    """When the payload exited (its exit is being written, maybe again)."""
+    exit_failures: int = 0
+    """Times the exit could not be written to the queue (:meth:`LocalJobs.exit_failed`)."""
+    gave_up: bool = False
+    """The exit was given up on: the job is to be requeued (:meth:`LocalJobs.requeue`)."""
 
 
 @dataclass
@@ -104,8 +110,12 @@ class LocalJobs:
     """The schedd's local and scheduler universe jobs (see the module comment)."""
 
     def __init__(self, queue: JobQueue, *, host: str, default_runtime: float,
-                 start_exprs: dict[int, str] | None = None, tz: str = "UTC") -> None:
+                 start_exprs: dict[int, str] | None = None, tz: str = "UTC",
+                 cleanup_retry_delay: int = 30, max_cleanup_retries: int = 5) -> None:
         self.queue = queue
+        # LOCAL_UNIVERSE_JOB_CLEANUP_RETRY_DELAY, LOCAL_UNIVERSE_MAX_JOB_CLEANUP_RETRIES
+        self.cleanup_retry_delay = max(1, cleanup_retry_delay)
+        self.max_cleanup_retries = max_cleanup_retries
         self.host = host
         self.default_runtime = default_runtime
         self.tz = tz
@@ -276,19 +286,53 @@ class LocalJobs:
 
     # -- the end -----------------------------------------------------------------------------
     def exited(self, job: JobId, now: int) -> Outcome:
-        """The payload exited: exit attributes, then the job's policy (PERIODIC_THEN_EXIT)."""
+        """The payload exited: exit attributes, then the job's policy (PERIODIC_THEN_EXIT).
+        A change the queue refuses raises ScheddError and leaves the job running here, to
+        be tried again (:meth:`exit_failed`)."""
+        run = self.running[job]
+        if run.exit_at is None:
+            run.exit_at = float(now)
+        outcome = self._exited(run, int(run.exit_at), now)
+        self.running.pop(job, None)
+        return outcome
+
+    def exit_failed(self, run: LocalRun, now: int) -> bool:
+        """The exit (or the requeue after giving it up) could not be written: try again in
+        LOCAL_UNIVERSE_JOB_CLEANUP_RETRY_DELAY; False once the exit has failed more than
+        LOCAL_UNIVERSE_MAX_JOB_CLEANUP_RETRIES times (the local starter's EXCEPT in
+        ``JICLocalSchedd::retryJobCleanup``): the job is then to be requeued."""
+        run.wake_at = float(now + self.cleanup_retry_delay)
+        if run.gave_up:
+            return True
+        run.exit_failures += 1
+        if run.exit_failures > self.max_cleanup_retries:
+            run.gave_up = True
+            return False
+        return True
+
+    def requeue(self, job: JobId, now: int) -> Outcome:
+        """The local starter gave up on writing the exit (it died of its EXCEPT): the schedd
+        requeues the job, as it does when a local starter exits with an exception."""
         q = self.queue
-        run = self.running.pop(job)
+        stop_accounting(q, job, now)
+        mark_stopped(q, job, now)
+        self.running.pop(job, None)
+        update_cron(q, job, now, self.tz, force=True)
+        return Outcome(job, "requeued")
+
+    def _exited(self, run: LocalRun, at: int, now: int) -> Outcome:
+        q = self.queue
+        job = run.job
         ad = q.jobs[job]
-        code = payload_exit_code(ad, now)
+        code = payload_exit_code(ad, at)
         changes: dict[str, Any] = {"ExitCode": code, "ExitBySignal": False, "ExitStatus": code}
         if run.universe == Universe.LOCAL:
             changes["ToE"] = ClassAd({"Who": "itself", "How": "OF_ITS_OWN_ACCORD", "HowCode": 0,
-                                      "When": now, "ExitBySignal": False, "ExitCode": code})
+                                      "When": at, "ExitBySignal": False, "ExitCode": code})
         q.store.change(job, changes)
         # the local starter reports the payload's usage; for a scheduler job HTCondor's
         # schedd writes zeros (WriteTerminateToUserLog)
-        usage = Rusage(usr=int(run.clock.running_seconds(now))) \
+        usage = Rusage(usr=int(run.clock.running_seconds(at))) \
             if run.clock and run.universe == Universe.LOCAL else Rusage()
         decision = exit_policy(q.jobs[job], now)
         if decision.action is PolicyAction.REMOVE and (

@@ -287,3 +287,40 @@ async def test_condor_fsync_false_skips_the_syncs_and_keeps_every_write(
         assert isinstance(hold, m.ACT_RESULT) and hold.done == ["1.0"]
     assert bool(synced) is syncs  # HTCondor's default syncs every commit; false, none
     assert _queue(tmp_path / "spool" / "job_queue.log")["1.0"]["JobStatus"] == "5"
+
+
+@pytest.mark.parametrize("recovers", [True, False])
+async def test_a_local_job_exit_the_disk_refuses_is_retried_and_never_left_running(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock,
+        monkeypatch: pytest.MonkeyPatch, recovers: bool) -> None:
+    """As HTCondor's local starter (JICLocalSchedd::notifyJobExit, retryJobCleanup): an
+    exit whose queue update fails is tried again every LOCAL_UNIVERSE_JOB_CLEANUP_RETRY_DELAY
+    (30 s); once the disk has room the job ends once. If it never does within
+    LOCAL_UNIVERSE_MAX_JOB_CLEANUP_RETRIES (5), the starter gives up (its EXCEPT) and the
+    schedd requeues the job, which then runs again -- never Running for ever."""
+    async with _pool(tmp_path, autojump_clock) as pool:
+        job = "universe = local\nexecutable = /bin/sleep\narguments = 60\nlog = job.log\nqueue\n"
+        reply = await _ask(pool, m.SUBMIT_JOBS(owner="alice", text=job, iwd=str(tmp_path),
+                                               source="job.sub"))
+        assert isinstance(reply, m.SUBMIT_RESULT)
+        await trio.sleep(10)
+        with full(monkeypatch, "job_queue.log"):
+            await trio.sleep(120 if recovers else 240)  # the exit at 60 s; 5 retries to 210 s
+            during = await _ask(pool, m.QUERY_JOB_ADS(constraint="", projection=[]))
+        assert isinstance(during, m.QUERY_RESULT)
+        assert [a.evaluate("JobStatus") for a in during.ads] == [2]  # the queue is unchanged
+        await trio.sleep(1000 if recovers else 35)
+        left = await _ask(pool, m.QUERY_JOB_ADS(constraint="", projection=[]))
+        hist = await _ask(pool, m.QUERY_HISTORY(constraint="", projection=[], limit=0))
+    assert isinstance(left, m.QUERY_RESULT) and isinstance(hist, m.QUERY_RESULT)
+    kinds = [e.type.name for e in htcondor.JobEventLog(str(tmp_path / "job.log")).events(0)]
+    if recovers:
+        assert left.ads == [] and len(hist.ads) == 1
+        assert hist.ads[0].evaluate("JobStatus") == 4
+        assert kinds == ["SUBMIT", "EXECUTE", "JOB_TERMINATED"]
+    else:  # given up at 250 s (the 5th retry's 30 s after): requeued, running again
+        assert [a.evaluate("JobStatus") for a in left.ads] == [2]
+        assert left.ads[0].evaluate("NumShadowStarts") == 2
+        assert kinds == ["SUBMIT", "EXECUTE", "EXECUTE"]
+    sched_log = _sched_log(tmp_path)
+    assert "local_job_exit_not_written" in sched_log
