@@ -322,6 +322,12 @@ class Schedd:
         """One local or scheduler universe job from start to exit (the local starter)."""
         q = self.queue
         assert q is not None
+        run = self.local.running.get(job)
+        error = self.local.user_log_error(run) if run is not None else None
+        if error is not None:
+            self.ctx.log.warning("local_job_user_log_failed", job=job_str(job), error=error)
+            outcome = self.local.user_log_failed(job, int(trio.current_time()))
+            self.ctx.log.info("local_job_stopped", job=job_str(job), became=outcome.became)
         while (run := self.local.running.get(job)) is not None:
             with trio.move_on_at(run.wake_at):
                 await self._local_wake[job].wait()

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, ExprTree, parse_expr
-from condorsim.eventlog import Rusage
+from condorsim.eventlog import EventLogError, EventLogWriter, Rusage
+from condorsim.eventlog.joblog import user_log_path
 from condorsim.jobs.codes import HoldCode, JobStatus, Universe
 from daemons.shadow.policy import PolicyAction, exit_policy
 from daemons.starter.logic import (
@@ -227,6 +228,27 @@ class LocalJobs:
         if universe == Universe.SCHEDULER:
             self._begin(run, now)
         return run
+
+    def user_log_error(self, run: LocalRun) -> str | None:
+        """Why a local job's user log cannot be opened (``JICLocalSchedd::initLocalUserLog``
+        opens it as the local starter starts), or None."""
+        if run.universe != Universe.LOCAL:
+            return None
+        path = user_log_path(self.queue.jobs[run.job])
+        if path is None:
+            return None
+        try:
+            EventLogWriter(path).check_open()
+        except EventLogError as e:
+            return str(e)
+        return None
+
+    def user_log_failed(self, job: JobId, now: int) -> Outcome:
+        """The local starter could not open the user log: the job is held, "Failed to
+        initialize user log", code 22 (UnableToInitUserLog), subcode 0."""
+        self.queue.hold(job, "Failed to initialize user log",
+                        HoldCode.UNABLE_TO_INIT_USER_LOG, 0, now)
+        return self.stopped(job, "hold", now)
 
     def deferral(self, run: LocalRun, now: int) -> tuple[str, str]:
         """A local job about to begin: ("run" | "wait" | "abort", the starter's message).

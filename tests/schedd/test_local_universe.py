@@ -153,3 +153,23 @@ def test_a_local_jobs_usage_is_local_usage_in_the_user_log(tmp_path: Path) -> No
     requeued = events[2, int(htcondor.JobEventType.JOB_EVICTED)]
     assert requeued["RunLocalUsage"] == "Usr 0 00:00:30, Sys 0 00:00:00"
     assert requeued["RunRemoteUsage"] == "Usr 0 00:00:00, Sys 0 00:00:00"
+
+
+def test_a_local_job_whose_user_log_cannot_be_opened_is_held_with_code_22(
+        tmp_path: Path) -> None:
+    """JICLocalSchedd::initLocalUserLog: HoldReason "Failed to initialize user log", code 22
+    (UnableToInitUserLog), subcode 0; the job never executes."""
+    q, local = _setup(tmp_path)
+    (tmp_path / "notadir").write_text("a regular file\n")
+    _submit(q, tmp_path, "universe = local\narguments = 60\nlog = notadir/job.log\nqueue")
+    _submit(q, tmp_path, "universe = local\narguments = 60\nqueue")
+    bad, good = (local.start(job, T0) for job in local.runnable(_schedd_ad(), T0))
+    assert local.user_log_error(good) is None
+    error = local.user_log_error(bad)
+    assert error is not None and "notadir/job.log: errno = 20 (Not a directory)" in error
+    assert local.user_log_failed(bad.job, T0).became == "held"
+    ad = q.jobs[bad.job]
+    assert [ad.evaluate(a) for a in ("JobStatus", "HoldReason", "HoldReasonCode",
+                                     "HoldReasonSubCode", "NumJobStarts")] == [
+        5, "Failed to initialize user log", 22, 0, 0]
+    assert bad.job not in local.running and bad.job not in q.has_shadow

@@ -72,3 +72,24 @@ async def test_a_job_whose_user_log_opens_runs(
     assert (job.evaluate("JobStatus"), job.lookup("HoldReasonCode")) == (4, None)
     assert [line[:3] for line in (tmp_path / "job.log").read_text().splitlines()
             if line[:4] in ("000 ", "001 ", "005 ", "012 ")] == ["000", "001", "005"]
+
+
+async def test_a_local_job_whose_user_log_cannot_be_opened_is_held_too(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    """The local starter's JICLocalSchedd::initLocalUserLog: the same hold, code 22."""
+    autojump_clock.jump(T0)
+    (tmp_path / "notadir").write_text("a regular file\n")
+    config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
+    text = ("universe = local\nexecutable = /bin/sleep\narguments = 60\n"
+            "log = notadir/job.log\nqueue\n")
+    async with open_inprocess_pool(config, tmp_path, [("schedd", Schedd)]) as pool:
+        async with await pool.connect("schedd") as conn:
+            await conn.request(m.SUBMIT_JOBS(owner="alice", text=text, iwd=str(tmp_path),
+                                             source="job.sub"))
+        await trio.sleep(300)
+        async with await pool.connect("schedd") as conn:
+            jobs = await conn.request(m.QUERY_JOB_ADS(constraint="", projection=[]))
+    assert isinstance(jobs, m.QUERY_RESULT)
+    assert [(a.evaluate("JobStatus"), a.evaluate("HoldReasonCode"), a.evaluate("HoldReason"))
+            for a in jobs.ads] == [(5, 22, "Failed to initialize user log")]
