@@ -176,6 +176,11 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
     def __iter__(self) -> Iterator[str]:
         return iter(list(self._names.values()))
 
+    def names(self) -> tuple[str, ...]:
+        """The attribute names as spelled, in the order iteration gives them (one call,
+        without the mapping protocol's per-name steps)."""
+        return tuple(self._names.values())
+
     def __len__(self) -> int:
         return len(self._attrs)
 

@@ -71,7 +71,7 @@ def test_the_startds_are_contacted_when_the_session_is_over(tmp_path: Path) -> N
     """HTCondor's schedd claims the matched startds once it has completed negotiating: the
     contact queue is drained after the session, not between its messages."""
     ended: list[int] = []
-    q, n, matched, _ = _setup(tmp_path, ended)
+    _q, n, matched, _ = _setup(tmp_path, ended)
     n.handle("c", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0)
     n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=1), T0)
     slot = ClassAd.parse('[ Name = "slot1@e" ]')
