@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from ._classad import ClassAd
+from ._classad import SPECIAL_NAMES, ClassAd
 from ._tree import NOT_CONST, ExprTree
 from ._values import ERROR, UNDEFINED, EvalContext, RelTime, Value
 
@@ -128,7 +128,6 @@ def _special(key: str, ad: ClassAd, env: Env) -> Value:
     return MISSING
 
 
-SPECIAL_NAMES: Final = frozenset({"my", "self", "parent", "root", "toplevel", "currenttime"})
 
 
 def lookup(ad: ClassAd, key: str, env: Env) -> Value:

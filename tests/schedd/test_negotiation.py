@@ -92,3 +92,25 @@ def test_the_startds_are_contacted_when_the_session_is_over(tmp_path: Path) -> N
     n.handle("e", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0)
     n.handle("e", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0)
     assert ended == [2, 3, 3]
+
+
+def test_procs_of_a_cluster_share_an_autocluster_only_where_their_values_agree(
+        tmp_path: Path) -> None:
+    q = JobQueue(tmp_path / "spool")
+    q.open(T0)
+    q.submit("alice", "executable = /bin/true\nrequest_memory = $(mem)\n"
+             "queue mem in (1, 1, 2, 2, 3, 3)\n", "/", "a", T0)
+    q.submit("alice", "executable = /bin/true\nrequest_memory = 1\nqueue 3\n", "/", "b", T0)
+    n = Negotiations(q, matched=lambda *a: None, is_pending=lambda j: False,
+                     before=lambda now: None, ended=lambda: None, log=_Log())
+    n.handle("c", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0)
+    reply = n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=50), T0)
+    assert isinstance(reply, m.RESOURCE_REQUEST_LIST)
+    # request_memory 1, 1, 2, 2, 3, 3 in cluster 1, 1 in cluster 2: the first two procs and
+    # cluster 2 alike (the same expression), then one autocluster per expression
+    counts = sorted(r.evaluate("_condor_RESOURCE_COUNT") for r in reply.requests)
+    ids = {job: q.jobs[job].evaluate("AutoClusterId") for job in q.jobs}
+    assert ids[(1, 0)] == ids[(1, 1)] and ids[(1, 2)] == ids[(1, 3)] != ids[(1, 0)]
+    assert ids[(1, 4)] == ids[(1, 5)] not in (ids[(1, 0)], ids[(1, 2)])
+    assert ids[(2, 0)] == ids[(2, 1)] == ids[(2, 2)] == ids[(1, 0)]
+    assert counts == [2, 2, 5]
