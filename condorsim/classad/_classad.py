@@ -35,6 +35,10 @@ from ._values import (
     Value,
 )
 
+SPECIAL_NAMES: frozenset[str] = frozenset(
+    {"my", "self", "parent", "root", "toplevel", "currenttime"})
+"""Names an unscoped reference resolves without an attribute of that name (lower-cased)."""
+
 
 class ClassAdValueError(ClassAdError, ValueError):
     """A Python value that has no ClassAd equivalent (e.g. an int beyond 64 bits)."""
@@ -176,6 +180,11 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
     def __iter__(self) -> Iterator[str]:
         return iter(list(self._names.values()))
 
+    def names(self) -> tuple[str, ...]:
+        """The attribute names as spelled, in the order iteration gives them (one call,
+        without the mapping protocol's per-name steps)."""
+        return tuple(self._names.values())
+
     def __len__(self) -> int:
         return len(self._attrs)
 
@@ -185,6 +194,10 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
     def lookup(self, name: str) -> ExprTree | None:
         """The expression of attribute ``name`` (any case), or None."""
         return self._attrs.get(name.lower())
+
+    def trees(self, lowered: tuple[str, ...]) -> tuple[ExprTree | None, ...]:
+        """The expressions of the already lower-cased names (None where missing), at once."""
+        return tuple(map(self._attrs.get, lowered))
 
     def spelling(self, name: str) -> str | None:
         """The attribute name as this ad spells it, or None when absent."""
@@ -228,11 +241,14 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
         As HTCondor's ``EvaluateAttr``: the name is looked up in this ad and its
         enclosing ads; a missing attribute is UNDEFINED.
         """
-        tree = self._attrs.get(name.lower())
+        key = name.lower()
+        tree = self._attrs.get(key)
         if tree is not None:  # a literal (or folded constant) needs no evaluation
             const = tree._const
             if const is not NOT_CONST:
                 return const
+        elif target is None and self._parent is None and key not in SPECIAL_NAMES:
+            return UNDEFINED  # no attribute, no enclosing ad, no other ad: nothing to find
         from ._compile import evaluate_attribute
 
         return evaluate_attribute(self, name, target, ctx)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from ._classad import ClassAd
+from ._classad import SPECIAL_NAMES, ClassAd
 from ._tree import NOT_CONST, ExprTree
 from ._values import ERROR, UNDEFINED, EvalContext, RelTime, Value
 
@@ -128,7 +128,6 @@ def _special(key: str, ad: ClassAd, env: Env) -> Value:
     return MISSING
 
 
-SPECIAL_NAMES: Final = frozenset({"my", "self", "parent", "root", "toplevel", "currenttime"})
 
 
 def lookup(ad: ClassAd, key: str, env: Env) -> Value:
@@ -203,13 +202,23 @@ def lookup_in_value(base: Value, key: str, env: Env) -> Value:
                 value = ClassAd._view(value._attrs, value._names, None)
             elif type(value) is RelTime:
                 # ... as literals, and a relative-time literal evaluates to a real in
-                # HTCondor 24 (docs/classad.md, quirks): {[x = relTime(90)]}.x is {90.0}
-                value = float(value.secs)
+                # HTCondor 24 (docs/classad.md, quirks): {[x = relTime(90)]}.x is {90.0};
+                # the literal is made from whole seconds as a 32-bit int (relTime(2.5) gives
+                # 2.0, anything out of range or NaN gives -2147483648.0)
+                value = _whole_seconds(value.secs)
             out.append(value)
         return out
     if base is UNDEFINED:
         return UNDEFINED
     return ERROR
+
+
+def _whole_seconds(secs: float) -> float:
+    """A relative time's seconds as HTCondor's ``Literal::MakeLiteral`` keeps them: cut
+    toward zero to a 32-bit int (INT_MIN when it does not fit, as the conversion gives)."""
+    if secs == secs and -2147483649.0 < secs < 2147483648.0:
+        return float(int(secs))
+    return -2147483648.0
 
 
 def _match_ad_extra(key: str, env: Env) -> Value:

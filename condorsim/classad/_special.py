@@ -28,11 +28,11 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from ._classad import ClassAd
+from ._classad import SPECIAL_NAMES, ClassAd
 from ._errors import ClassAdSyntaxError
 from ._ops import logic_value
 from ._parser import parse_expression
-from ._scope import MAX_LOOKUP_DEPTH, SPECIAL_NAMES, Compiled, Env, EvalAbort, find, next_scope
+from ._scope import MAX_LOOKUP_DEPTH, Compiled, Env, EvalAbort, find, next_scope
 from ._tree import AttrRef, ExprTree, FuncCall, ListExpr
 from ._unparse import pretty_unparse, unparse, unparse_value
 from ._values import ERROR, UNDEFINED, AbsTime, RelTime, Value

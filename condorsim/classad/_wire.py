@@ -304,7 +304,9 @@ _NAMED_MAX: Final = 50_000
 def ad_from_wire_named(mapping: Any) -> ClassAd:
     """:func:`ad_from_wire`, for the ads of a query result: an ad with a string ``Name``
     that comes again in exactly the same bytes as the last one of that name is a copy of
-    the ad made then (see the module doc)."""
+    the ad made then (see the module doc). It is a :class:`SealedAd` keeping ``mapping`` as
+    its wire form: a negotiator passing a slot ad on in PERMISSION_AND_AD sends the map it
+    received instead of encoding the ad again (until the ad is changed)."""
     name = mapping.get("Name") if type(mapping) is dict else None
     if type(name) is not str:
         return ad_from_wire(mapping)
@@ -313,11 +315,20 @@ def ad_from_wire_named(mapping: Any) -> ClassAd:
     except Exception:  # not packable as it came: leave it to the checks
         return ad_from_wire(mapping)
     hit = _NAMED.get(name)
+    ad = SealedAd()
     if hit is not None and hit[0] == packed:
-        ad = ClassAd()
         ad._attrs = dict(hit[1])
         ad._names = dict(hit[2])
+        ad._wire = mapping
         return ad
+    fresh = ad_from_wire(mapping)
+    ad._attrs, ad._names, ad._wire = fresh._attrs, fresh._names, mapping
+    if hit is not None:
+        del _NAMED[name]
+    _NAMED[name] = (packed, dict(ad._attrs), dict(ad._names))
+    if len(_NAMED) > _NAMED_MAX:
+        _NAMED.popitem(last=False)
+    return ad
     ad = ad_from_wire(mapping)
     if hit is not None:
         del _NAMED[name]

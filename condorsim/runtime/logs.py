@@ -60,6 +60,9 @@ def json_log_name(name: str) -> str:
     return f"{name}.json"
 
 
+# json.dumps(record, default=_json_default), without a new encoder for every record
+_ENCODE = json.JSONEncoder(default=lambda obj: _json_default(obj)).encode
+
 # structlog's level numbers and names (structlog._log_levels)
 _LEVEL_NAMES = {50: "critical", 40: "error", 30: "warning", 20: "info", 10: "debug"}
 
@@ -136,7 +139,7 @@ class DaemonLogger:
         tee.text_processor(tee, level, record)
         if self._console is not None:
             sys.stderr.write(self._console(tee, level, dict(record)) + "\n")
-        tee.msg(json.dumps(record, default=_json_default))
+        tee.msg(_ENCODE(record))
 
     def debug(self, event: str, *args: Any, **kw: Any) -> None:
         self._write("debug", event, args, kw)

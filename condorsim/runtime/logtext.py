@@ -122,11 +122,24 @@ def zone(name: str | None) -> ZoneInfo:
         return ZoneInfo("UTC")
 
 
+def _prefix(t: float, pid: int, tz: ZoneInfo) -> str:
+    """``%m/%d/%y %H:%M:%S (pid:N) `` of simulated time ``t``; the last one is kept, since
+    the records of a daemon come many to an instant."""
+    global _last_prefix
+    key = (t, pid, tz)
+    if _last_prefix[0] != key:
+        stamp = datetime.fromtimestamp(t, tz)
+        _last_prefix = (key, f"{stamp:%m/%d/%y %H:%M:%S} (pid:{pid}) ")
+    return _last_prefix[1]
+
+
+_last_prefix: tuple[object, str] = (None, "")
+
+
 def text_line(record: Record, own: str, pid: int, tz: ZoneInfo) -> str:
     """The text line(s) of one record (a message of several lines gets the prefix on each)."""
     t = record.get("sim_time")
-    stamp = datetime.fromtimestamp(float(t) if isinstance(t, int | float) else 0.0, tz)
-    prefix = f"{stamp:%m/%d/%y %H:%M:%S} (pid:{pid}) "
+    prefix = _prefix(float(t) if isinstance(t, int | float) else 0.0, pid, tz)
     words = WORDS.get(str(record.get("event", "")))
     try:
         message = words(record, own) if words is not None else _generic(record)

@@ -205,6 +205,7 @@ class Conn:
         """The peer's authenticated identity, ``user@domain`` (set by the server's handshake)."""
         self.method = ""
         """How it authenticated: TOKEN (the pool key), FS or NONE."""
+        self._at_close: list[Callable[[], None]] = []
 
     @property
     def user(self) -> str:
@@ -277,8 +278,17 @@ class Conn:
         await self.send(msg)
         return await self.receive()
 
+    def at_close(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once when this connection closes, however it ends."""
+        self._at_close.append(callback)
+
     async def aclose(self) -> None:
-        await self._stream.aclose()
+        callbacks, self._at_close = self._at_close, []
+        try:
+            for callback in callbacks:
+                callback()
+        finally:
+            await self._stream.aclose()
 
     async def __aenter__(self) -> Conn:
         return self

@@ -24,13 +24,36 @@ import trio
 from condorsim.classad import ClassAd
 
 
+def _ad_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a message class, in order (kept per class)."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _ads(msg: Any) -> list[ClassAd]:
+    """The ClassAds a message carries, in field order (a list field's in its order)."""
+    ads: list[ClassAd] = []
+    for name in _ad_fields(type(msg)):
+        value = getattr(msg, name)
+        if isinstance(value, ClassAd):
+            ads.append(value)
+        elif isinstance(value, list | tuple):
+            ads.extend(item for item in value if isinstance(item, ClassAd))
+    return ads
+
+
 def message_job(msg: Any) -> str | None:
     """The job a message concerns, as ``"cluster.proc"``, or None."""
     job = getattr(msg, "job", None)
     if isinstance(job, str) and job:
         return job
-    for f in dataclasses.fields(msg):
-        value = getattr(msg, f.name)
+    for name in _ad_fields(type(msg)):
+        value = getattr(msg, name)
         if isinstance(value, ClassAd):
             cluster = value.get("ClusterId")
             proc = value.get("ProcId")
@@ -49,16 +72,32 @@ def message_job(msg: Any) -> str | None:
 
 def message_attrs(msg: Any) -> list[str]:
     """The names of the ClassAd attributes a message carries (its ads' attributes)."""
-    names: set[str] = set()
-    for f in dataclasses.fields(msg):
-        value = getattr(msg, f.name)
-        if isinstance(value, ClassAd):
-            names.update(value.keys())
-        elif isinstance(value, list | tuple):
-            for item in value:
-                if isinstance(item, ClassAd):
-                    names.update(item.keys())
-    return sorted(names, key=str.lower)
+    return list(_attrs_of(_ads(msg))[0])
+
+
+def _attrs_of(ads: list[ClassAd]) -> tuple[tuple[str, ...], str]:
+    """The sorted attribute names of ``ads`` and their JSON text. An ad's names, as spelled,
+    are the key of a cache: the slot ads of a pool, or the job ads of a cluster, have the
+    same names in the same order, and are sorted and written once."""
+    if len(ads) == 1:
+        key = ads[0].names()
+    else:
+        names: set[str] = set()
+        for ad in ads:
+            names.update(ad.names())
+        key = tuple(sorted(names))
+    known = _SORTED.get(key)
+    if known is None:
+        ordered = tuple(sorted(key, key=str.lower))
+        known = (ordered, json.dumps(list(ordered), separators=(",", ":")))
+        if len(_SORTED) >= 4096:
+            _SORTED.clear()
+        _SORTED[key] = known
+    return known
+
+
+_SORTED: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {}
+_text = json.encoder.encode_basestring_ascii
 
 
 class Tracer:
@@ -76,18 +115,18 @@ class Tracer:
 
     def record(self, sender: str, receiver: str, msg: Any) -> None:
         now = trio.current_time()
-        rec: dict[str, Any] = {
-            "t": int(now) if now == int(now) else now,
-            "from": sender,
-            "to": receiver,
-            "cmd": getattr(msg, "command", type(msg).__name__),
-            "job": message_job(msg),
-            "attrs": message_attrs(msg),
-        }
+        t = int(now) if now == int(now) else now
+        cmd = getattr(msg, "command", type(msg).__name__)
+        job = message_job(msg)
+        attrs, attrs_json = _attrs_of(_ads(msg))
         if self._sink is not None:
-            self._sink(rec)
+            self._sink({"t": t, "from": sender, "to": receiver, "cmd": cmd, "job": job,
+                        "attrs": list(attrs)})
         if self._fd is not None:
-            line = json.dumps(rec, separators=(",", ":")) + "\n"
+            # the text json.dumps(record, separators=(",", ":")) gives, made directly
+            line = (f'{{"t":{t if type(t) is int else json.dumps(t)},"from":{_text(sender)},'
+                    f'"to":{_text(receiver)},"cmd":{_text(cmd)},'
+                    f'"job":{"null" if job is None else _text(job)},"attrs":{attrs_json}}}\n')
             os.write(self._fd, line.encode())
 
     def close(self) -> None:

@@ -351,6 +351,14 @@ class Negotiator:
                                schedd=conn.peer, slot=best.name, schedd_addr=self._schedd_addr,
                                startd_addr=startd_addr if type(startd_addr) is str else None,
                                preempting=best.preemption.name.lower(),
-                               remote_user=remote_user(best.slot) or None)
+                               remote_user=_remote_user(best.slot))
             await conn.send(m.PERMISSION_AND_AD(claim_id=best.claim_id, slot_ad=best.slot,
                                                 request_index=index))
+
+
+def _remote_user(slot: ClassAd) -> str | None:
+    """The claimed slot's user for the "matched" record, None for a slot without one (the
+    unclaimed slots of most matches: two lookups instead of two evaluations)."""
+    if slot.lookup("RemoteUser") is None and slot.lookup("RemoteOwner") is None:
+        return None
+    return remote_user(slot) or None

@@ -102,11 +102,13 @@ class AutoClusters:
         keyed.sort()
         self._last_order = [job for _, job, _ in keyed]
         ordered: list[tuple[JobId, int]] = []
+        lowered = tuple(a.lower() for a in attrs)
+        by_trees: dict[tuple[int, ...], tuple[str, ...]] = {}
         for key, job, stale in keyed:
             if stale:  # classified in priority order: new autocluster ids come in that order
                 version = versions.get(job) if versions is not None else None
-                cid = self._classify(job, jobs[job], attrs, attr_list, attrs_tree, version,
-                                     key)
+                cid = self._classify(job, jobs[job], lowered, attr_list, attrs_tree, version,
+                                     key, by_trees)
             else:
                 cid = known[job][3]
             if cid is not None:
@@ -127,21 +129,28 @@ class AutoClusters:
             out.append(Request(ad=rep, jobs=req.jobs))
         return out
 
-    def _classify(self, job: JobId, ad: ClassAd, attrs: list[str], attr_list: str,
+    def _classify(self, job: JobId, ad: ClassAd, lowered: tuple[str, ...], attr_list: str,
                   attrs_tree: ExprTree, version: int | None,
-                  key: tuple[float, int, int, int]) -> int | None:
+                  key: tuple[float, int, int, int],
+                  by_trees: dict[tuple[int, ...], tuple[str, ...]]) -> int | None:
         """The job's autocluster id (None when it is not idle), remembered with ``version``;
         sets AutoClusterId and AutoClusterAttrs."""
         if ad.evaluate("JobStatus") != JobStatus.IDLE:
             self._known[job] = (version, attr_list, key, None)
             return None
-        trees = tuple(ad.lookup(a) for a in attrs)
+        trees = ad.trees(lowered)
         known = self._sigs.get(job)
         if known is not None and known[0] == attr_list and all(
                 x is y for x, y in zip(known[1], trees, strict=True)):
             sig = known[2]
         else:
-            sig = tuple(text_of(t) if t is not None else "" for t in trees)
+            # the procs of a cluster share their cluster's trees: one signature per set of
+            # trees (by identity; ``by_trees`` lives for one call, while the ads hold them)
+            ids = tuple(map(id, trees))
+            made = by_trees.get(ids)
+            if made is None:
+                made = by_trees[ids] = tuple(text_of(t) if t is not None else "" for t in trees)
+            sig = made
             self._sigs[job] = (attr_list, trees, sig)
         cid = self._ids.setdefault((attr_list, *sig), len(self._ids) + 1)
         # the same values as before are not set again (a set copies a shared ad)

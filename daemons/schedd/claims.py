@@ -2,8 +2,11 @@
 
 How this works
 --------------
-``matched`` (a PERMISSION_AND_AD) starts a task that sends REQUEST_CLAIM to the slot's
-startd; on acceptance the claim is kept and its job started: marked running in the queue
+``matched`` (a PERMISSION_AND_AD) marks the job pending and queues the contact with the
+slot's startd; ``contact_startds``, called when a negotiation session ends (as HTCondor's
+``Scheduler::checkContactQueue`` timer, registered at the match "to start the process of
+claiming the startds *after* we have completed negotiating"), starts one task per queued
+match that sends REQUEST_CLAIM; on acceptance the claim is kept and its job started: marked running in the queue
 (:func:`~.running.mark_running`) and handed to the shadow with SHADOW_START (the job ad
 with ``$$()`` expanded). The shadow is found through the collector: the ad of MyType
 "Shadow" whose ``ScheddDaemon`` names this schedd. When a shadow exits, the claim is
@@ -70,6 +73,7 @@ class ClaimKeeper:
         self.ctx = schedd.ctx
         self.claims: dict[str, Claim] = {}
         self.pending: set[JobId] = set()
+        self._contacts: list[tuple[JobId, str, ClassAd]] = []
         self.qedits: dict[JobId, set[str]] = {}
         self._shadow_addr: str | None = None
         self._alive_wakeup = trio.Event()
@@ -104,8 +108,16 @@ class ClaimKeeper:
     # -- from a match to a claim
 
     def matched(self, job: JobId, claim_id: str, slot_ad: ClassAd, now: int) -> None:
+        """A match from the negotiator: the job is pending, its startd contacted when the
+        negotiation session is over (:meth:`contact_startds`)."""
         self.pending.add(job)
-        self.schedd.start_task(self._request_claim, job, claim_id, slot_ad)
+        self._contacts.append((job, claim_id, slot_ad))
+
+    def contact_startds(self) -> None:
+        """Start claiming every queued match (MAX_PENDING_STARTD_CONTACTS is 0: no limit)."""
+        contacts, self._contacts = self._contacts, []
+        for job, claim_id, slot_ad in contacts:
+            self.schedd.start_task(self._request_claim, job, claim_id, slot_ad)
 
     async def _request_claim(self, job: JobId, claim_id: str, slot_ad: ClassAd) -> None:
         q = self.queue

@@ -126,7 +126,7 @@ class Schedd:
                 self.reconnector.start(recovery.reconnect, now)
                 self.negotiations = Negotiations(
                     self.queue, matched=self.claims.matched, is_pending=self.claims.is_pending,
-                    before=self._cron_all, log=ctx.log)
+                    before=self._cron_all, ended=self.claims.contact_startds, log=ctx.log)
                 self.cron = ScheddCron(ctx)
                 nursery.start_soon(self.cron.runner.run)
                 nursery.start_soon(self._update_loop)
@@ -565,6 +565,8 @@ class Schedd:
             return None
         if isinstance(msg, (m.NEGOTIATE, m.SEND_RESOURCE_REQUEST_LIST, m.PERMISSION_AND_AD,
                             m.REJECTED_WITH_REASON, m.END_NEGOTIATE)):
+            if isinstance(msg, m.NEGOTIATE):
+                conn.at_close(lambda: self.negotiations.close(id(conn)))
             return self.negotiations.handle(id(conn), msg, now)
         if isinstance(msg, m.SHADOW_UPDATE):
             job = self._job(msg.job)

@@ -7,9 +7,12 @@ claim being requested) are grouped into autoclusters, in job priority order. Eac
 SEND_RESOURCE_REQUEST_LIST hands out the next ``count`` requests; ``request_index`` of a
 PERMISSION_AND_AD or REJECTED_WITH_REASON counts within the latest list. A match takes
 the first job of the autocluster not yet matched in the session and is passed to
-``matched`` (the claim keeper); a rejection is written into the request's job, the
+``matched`` (the claim keeper, which queues the contact with the startd); a rejection is written into the request's job, the
 autocluster's representative (LastRejMatchReason, LastRejMatchTime, in job_queue.log as
-HTCondor's NONDURABLE SetAttribute). END_NEGOTIATE closes the session.
+HTCondor's NONDURABLE SetAttribute). END_NEGOTIATE closes the session, and so does the
+connection's end or a new NEGOTIATE on it; then ``ended`` is called, which starts the
+claims of the matches queued (HTCondor's schedd claims its startds once it has completed
+negotiating: its contact queue is drained by a zero-second timer, after the session).
 No I/O: the runner feeds messages and sends the replies.
 """
 
@@ -45,15 +48,23 @@ class Negotiations:
     def __init__(self, queue: JobQueue, *,
                  matched: Callable[[JobId, str, ClassAd, int], None],
                  is_pending: Callable[[JobId], bool],
-                 before: Callable[[int], None], log: Any) -> None:
+                 before: Callable[[int], None], ended: Callable[[], None],
+                 log: Any) -> None:
         self.queue = queue
         self.autoclusters = AutoClusters()
         self._needs_a_slot = Derived(queue.store, needs_a_slot)
         self.matched = matched
         self.is_pending = is_pending
         self.before = before
+        self.ended = ended
         self.log = log
         self.sessions: dict[object, Session] = {}
+
+    def close(self, key: object) -> None:
+        """The session of connection ``key`` is over (END_NEGOTIATE, or the connection
+        ended without it): the startds of its matches are contacted."""
+        if self.sessions.pop(key, None) is not None:
+            self.ended()
 
     def handle(self, key: object, msg: Message, now: int) -> Message | None:
         """Feed one negotiation message of connection ``key``; the reply, if any."""
@@ -62,6 +73,8 @@ class Negotiations:
             attrs = msg.ad.evaluate("AutoClusterAttrs")
             owner = msg.submitter.split("@", 1)[0]
             session = Session(owner, attrs if isinstance(attrs, str) else "")
+            if key in self.sessions:  # a NEGOTIATE without END_NEGOTIATE before it
+                self.ended()
             self.sessions[key] = session
             self.before(now)  # CronTab times are brought up to date first
             idle = q.store.by_status.get(JobStatus.IDLE, set()) & \
@@ -82,7 +95,7 @@ class Negotiations:
             session.requests = batch
             return m.RESOURCE_REQUEST_LIST(requests=[r.ad for r in batch])
         if isinstance(msg, m.END_NEGOTIATE):
-            del self.sessions[key]
+            self.close(key)
             return None
         if not isinstance(msg, (m.PERMISSION_AND_AD, m.REJECTED_WITH_REASON)):
             raise ScheddError(f"{msg.command} is not part of a negotiation")

@@ -126,6 +126,13 @@ EXPRESSIONS = [
     # times in records and lists
     "[a = absTime(3)].a", "{absTime(3), relTime(4)}[1]", "[a = relTime(2); b = a * 2].b",
     'size(splitTime(absTime("2004-01-01Z")))',
+    # a selection over a list makes literals of relative times: whole seconds as a 32-bit int
+    "{[x = relTime(90)]}.x", "{[x = relTime(2.5)]}.x", "{[x = relTime(-1.9)]}.x",
+    "{[x = relTime(-0.5)]}.x", "{[x = relTime(1) + relTime(0.5)]}.x",
+    "{[x = relTime(2147483647.9)]}.x", "{[x = relTime(2147483648.0)]}.x",
+    "{[x = relTime(-2147483648.9)]}.x", "{[x = relTime(1e300)]}.x",
+    '{[x = relTime(real("NaN"))]}.x', '{[x = relTime("1:30.25")]}.x',
+    "{[x = relTime(2.5)], [x = 3]}.x", "{{[x = relTime(2.5)]}}.x",
 ]  # fmt: skip
 
 

@@ -143,3 +143,23 @@ def test_a_sealed_ad_sends_what_it_holds_after_a_change() -> None:
     del ad["Memory"]
     assert "Memory" not in ad_to_wire(ad)
     assert _through_bytes(ad) == ClassAd.parse('[ Name = "s"; Cpus = 8 ]')
+
+
+def test_a_named_ad_passed_on_sends_the_map_it_came_in_until_changed() -> None:
+    """A negotiator's slot ad goes on to the schedd in PERMISSION_AND_AD as it came from
+    the collector; changed (a preempting match's copy gets the priorities), it is encoded
+    anew."""
+    from condorsim.classad import ad_from_wire_named
+
+    wire = ad_to_wire(ClassAd.parse('[ Name = "slot4@m"; Cpus = 4; Req = MY.Cpus > 2 ]'))
+    for _ in range(2):  # decoded anew, then from the cache
+        received = dict(wire)
+        ad = ad_from_wire_named(received)
+        assert ad_to_wire(ad) is received
+        assert _through_bytes(ad) == ad_from_wire(wire)
+    ad["Cpus"] = 1
+    assert ad_to_wire(ad) is not received and ad_to_wire(ad)["Cpus"] == 1
+    assert received["Cpus"] == 4  # the map it came in is not changed
+    copy = ad_from_wire_named(dict(wire)).copy()
+    copy["RemoteUserPrio"] = 2.5
+    assert ad_to_wire(copy)["RemoteUserPrio"] == 2.5

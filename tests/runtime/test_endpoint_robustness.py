@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -49,3 +50,44 @@ async def test_a_failing_handler_loses_its_connection_and_the_daemon_serves_on(
     records = [json.loads(line) for line in (tmp_path / "log" / "FragileLog.json").read_text().splitlines()]
     failed = [r for r in records if r["event"] == "handler_failed"]
     assert len(failed) == 1 and failed[0]["error"] == "KeyError: 'nope'"
+
+
+class Watcher:
+    """Notes, for each connection, when the daemon's side of it closes."""
+
+    def __init__(self) -> None:
+        self.closed: list[str] = []
+
+    async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
+        async with trio.open_nursery() as nursery:
+            address = await nursery.start(
+                lambda task_status: ctx.serve(self._handle, task_status=task_status)
+            )
+            task_status.started(address)
+
+    async def _handle(self, msg: Message, conn: Conn) -> None:
+        if isinstance(msg, m.ALIVE):
+            conn.at_close(lambda: self.closed.append(msg.claim_id))
+        if isinstance(msg, m.RELEASE_CLAIM):
+            raise KeyError(msg.claim_id)  # a bug: the daemon drops the connection
+        await conn.send(m.OK())
+
+
+async def test_a_connection_runs_its_close_callbacks_once_however_it_ends(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    watcher = Watcher()
+    async with open_inprocess_pool(
+        Config.from_text(""), tmp_path, [("watcher", lambda: watcher)], log_dir=tmp_path / "log"
+    ) as pool:
+        async with await pool.connect("watcher") as conn:
+            assert isinstance(await conn.request(m.ALIVE(claim_id="a")), m.OK)
+            assert watcher.closed == []
+        async with await pool.connect("watcher") as conn:  # the daemon's side drops it
+            assert isinstance(await conn.request(m.ALIVE(claim_id="b")), m.OK)
+            await conn.send(m.RELEASE_CLAIM(claim_id="b"))
+            with contextlib.suppress(ConnectionClosed):
+                await conn.receive()
+            assert watcher.closed == ["a", "b"]
+        await trio.sleep(1)
+    assert watcher.closed == ["a", "b"]

@@ -44,7 +44,7 @@ def test_grid_jobs_are_not_negotiated_for(tmp_path: Path) -> None:
     q = _queue(tmp_path)
     seen: list[Any] = []
     n = Negotiations(q, matched=lambda *a: seen.append(a), is_pending=lambda j: False,
-                     before=lambda now: None, log=None)
+                     before=lambda now: None, ended=lambda: None, log=None)
     n.handle("c", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0)
     reply = n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=10), T0)
     assert isinstance(reply, m.RESOURCE_REQUEST_LIST)

@@ -26,7 +26,8 @@ class _Log:
     info = warning
 
 
-def _setup(tmp_path: Path) -> tuple[JobQueue, Negotiations, list[tuple[Any, ...]], _Log]:
+def _setup(tmp_path: Path, ended: list[int] | None = None,
+           ) -> tuple[JobQueue, Negotiations, list[tuple[Any, ...]], _Log]:
     q = JobQueue(tmp_path / "spool")
     q.open(T0)
     q.submit("alice", "executable = /bin/true\nrequest_memory = 1\nqueue 2\n", "/", "a", T0)
@@ -34,8 +35,10 @@ def _setup(tmp_path: Path) -> tuple[JobQueue, Negotiations, list[tuple[Any, ...]
     q.submit("bob", "executable = /bin/true\nqueue 1\n", "/", "c", T0)
     matched: list[tuple[Any, ...]] = []
     log = _Log()
+    ends = ended if ended is not None else []
     n = Negotiations(q, matched=lambda *a: matched.append(a), is_pending=lambda j: False,
-                     before=lambda now: None, log=log)
+                     before=lambda now: None, ended=lambda: ends.append(len(matched)),
+                     log=log)
     return q, n, matched, log
 
 
@@ -62,3 +65,52 @@ def test_requests_by_autocluster_matches_and_rejections(tmp_path: Path) -> None:
     n.handle("c", m.END_NEGOTIATE(), T0)
     with pytest.raises(ScheddError, match="outside a negotiation"):
         n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=1), T0)
+
+
+def test_the_startds_are_contacted_when_the_session_is_over(tmp_path: Path) -> None:
+    """HTCondor's schedd claims the matched startds once it has completed negotiating: the
+    contact queue is drained after the session, not between its messages."""
+    ended: list[int] = []
+    _q, n, matched, _ = _setup(tmp_path, ended)
+    n.handle("c", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0)
+    n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=1), T0)
+    slot = ClassAd.parse('[ Name = "slot1@e" ]')
+    n.handle("c", m.PERMISSION_AND_AD(claim_id="c1", slot_ad=slot, request_index=0), T0)
+    n.handle("c", m.PERMISSION_AND_AD(claim_id="c2", slot_ad=slot, request_index=0), T0)
+    assert len(matched) == 2 and ended == []
+    n.handle("c", m.END_NEGOTIATE(), T0)
+    assert ended == [2]
+    n.close("c")  # the connection's end after END_NEGOTIATE: nothing more to start
+    assert ended == [2]
+    # a negotiator that goes away in the middle of a session: its matches are claimed
+    n.handle("d", m.NEGOTIATE(submitter="bob@x", ad=ClassAd()), T0)
+    n.handle("d", m.SEND_RESOURCE_REQUEST_LIST(count=1), T0)
+    n.handle("d", m.PERMISSION_AND_AD(claim_id="c3", slot_ad=slot, request_index=0), T0)
+    n.close("d")
+    assert ended == [2, 3] and not n.sessions
+    # a NEGOTIATE on a connection whose session never ended ends that one first
+    n.handle("e", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0)
+    n.handle("e", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0)
+    assert ended == [2, 3, 3]
+
+
+def test_procs_of_a_cluster_share_an_autocluster_only_where_their_values_agree(
+        tmp_path: Path) -> None:
+    q = JobQueue(tmp_path / "spool")
+    q.open(T0)
+    q.submit("alice", "executable = /bin/true\nrequest_memory = $(mem)\n"
+             "queue mem in (1, 1, 2, 2, 3, 3)\n", "/", "a", T0)
+    q.submit("alice", "executable = /bin/true\nrequest_memory = 1\nqueue 3\n", "/", "b", T0)
+    n = Negotiations(q, matched=lambda *a: None, is_pending=lambda j: False,
+                     before=lambda now: None, ended=lambda: None, log=_Log())
+    n.handle("c", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0)
+    reply = n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=50), T0)
+    assert isinstance(reply, m.RESOURCE_REQUEST_LIST)
+    # request_memory 1, 1, 2, 2, 3, 3 in cluster 1, 1 in cluster 2: the first two procs and
+    # cluster 2 alike (the same expression), then one autocluster per expression
+    counts = sorted(r.evaluate("_condor_RESOURCE_COUNT") for r in reply.requests)
+    ids = {job: q.jobs[job].evaluate("AutoClusterId") for job in q.jobs}
+    assert ids[(1, 0)] == ids[(1, 1)] and ids[(1, 2)] == ids[(1, 3)] != ids[(1, 0)]
+    assert ids[(1, 4)] == ids[(1, 5)] not in (ids[(1, 0)], ids[(1, 2)])
+    assert ids[(2, 0)] == ids[(2, 1)] == ids[(2, 2)] == ids[(1, 0)]
+    assert counts == [2, 2, 5]

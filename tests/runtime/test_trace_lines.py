@@ -1,0 +1,58 @@
+"""A trace line is the JSON text of its record: what `condorsim replay` and the report read
+back, whatever shortcuts the writer takes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import trio
+import trio.testing
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from condorsim.classad import ClassAd
+from condorsim.runtime.trace import Tracer, read_trace
+from condorsim.wire import messages as m
+
+_names = st.text(alphabet="abcXYZ_é1", min_size=1, max_size=6).filter(lambda s: s[0] != "1")
+
+
+def _ad(names: list[str]) -> ClassAd:
+    ad = ClassAd()
+    for i, name in enumerate(names):
+        ad[name] = i
+    return ad
+
+
+@settings(max_examples=60, deadline=None)
+@given(first=st.lists(_names, max_size=8), second=st.lists(_names, max_size=8),
+       t=st.one_of(st.integers(0, 2**40), st.floats(0, 2**40, allow_nan=False)),
+       sender=st.text(max_size=8), job=st.sampled_from(["", "3.4", "12.0"]))
+def test_every_line_is_the_records_json_text(tmp_path_factory: object, first: list[str],
+                                            second: list[str], t: float, sender: str,
+                                            job: str) -> None:
+    path = Path(str(tmp_path_factory.mktemp("trace"))) / "trace.jsonl"  # type: ignore[attr-defined]
+    records: list[dict[str, object]] = []
+    tracer = Tracer(path, sink=records.append)
+    msgs = [
+        m.PERMISSION_AND_AD(claim_id="c#1", slot_ad=_ad(first), request_index=0),
+        m.RESOURCE_REQUEST_LIST(requests=[_ad(first), _ad(second), _ad(first)]),
+        m.SHADOW_UPDATE(job=job, ad=_ad(second)),
+        m.OK(),
+    ]
+
+    async def main() -> None:
+        await trio.sleep_until(t)
+        for msg in msgs:
+            tracer.record(sender, "schedd@x", msg)
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    tracer.close()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines == [json.dumps(r, separators=(",", ":")) for r in records]
+    assert read_trace(path) == records
+    ads = [set(first), set(first) | set(second), set(second), set()]
+    for record, names in zip(records, ads, strict=True):
+        assert record["attrs"] == sorted(names, key=str.lower)
+    assert records[2]["job"] == (job or None)
