@@ -16,8 +16,8 @@ from condorsim.wire import ConnectionClosed, Message
 from condorsim.wire import messages as m
 
 
-class Fragile:
-    """Answers ALIVE with OK, and fails (a bug) on RELEASE_CLAIM."""
+class _Served:
+    """A daemon that serves its ``_handle``."""
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         async with trio.open_nursery() as nursery:
@@ -25,6 +25,13 @@ class Fragile:
                 lambda task_status: ctx.serve(self._handle, task_status=task_status)
             )
             task_status.started(address)
+
+    async def _handle(self, msg: Message, conn: Conn) -> None:
+        raise NotImplementedError
+
+
+class Fragile(_Served):
+    """Answers ALIVE with OK, and fails (a bug) on RELEASE_CLAIM."""
 
     async def _handle(self, msg: Message, conn: Conn) -> None:
         if isinstance(msg, m.RELEASE_CLAIM):
@@ -52,18 +59,11 @@ async def test_a_failing_handler_loses_its_connection_and_the_daemon_serves_on(
     assert len(failed) == 1 and failed[0]["error"] == "KeyError: 'nope'"
 
 
-class Watcher:
+class Watcher(_Served):
     """Notes, for each connection, when the daemon's side of it closes."""
 
     def __init__(self) -> None:
         self.closed: list[str] = []
-
-    async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
-        async with trio.open_nursery() as nursery:
-            address = await nursery.start(
-                lambda task_status: ctx.serve(self._handle, task_status=task_status)
-            )
-            task_status.started(address)
 
     async def _handle(self, msg: Message, conn: Conn) -> None:
         if isinstance(msg, m.ALIVE):
