@@ -23,14 +23,28 @@ import trio
 
 from condorsim.classad import ClassAd
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""Each message class's field names (``dataclasses.fields`` builds its tuple at every call)."""
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+"""``json.dumps(rec, separators=(",", ":"))`` without a new encoder for every record."""
+
+
+def _field_names(msg: Any) -> tuple[str, ...]:
+    cls = type(msg)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(msg))
+    return names
+
 
 def message_job(msg: Any) -> str | None:
     """The job a message concerns, as ``"cluster.proc"``, or None."""
     job = getattr(msg, "job", None)
     if isinstance(job, str) and job:
         return job
-    for f in dataclasses.fields(msg):
-        value = getattr(msg, f.name)
+    for name in _field_names(msg):
+        value = getattr(msg, name)
         if isinstance(value, ClassAd):
             cluster = value.get("ClusterId")
             proc = value.get("ProcId")
@@ -50,8 +64,8 @@ def message_job(msg: Any) -> str | None:
 def message_attrs(msg: Any) -> list[str]:
     """The names of the ClassAd attributes a message carries (its ads' attributes)."""
     names: set[str] = set()
-    for f in dataclasses.fields(msg):
-        value = getattr(msg, f.name)
+    for field_name in _field_names(msg):
+        value = getattr(msg, field_name)
         if isinstance(value, ClassAd):
             names.update(value.keys())
         elif isinstance(value, list | tuple):
@@ -87,8 +101,7 @@ class Tracer:
         if self._sink is not None:
             self._sink(rec)
         if self._fd is not None:
-            line = json.dumps(rec, separators=(",", ":")) + "\n"
-            os.write(self._fd, line.encode())
+            os.write(self._fd, (_ENCODER.encode(rec) + "\n").encode())
 
     def close(self) -> None:
         if self._fd is not None:
