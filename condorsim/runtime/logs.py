@@ -72,6 +72,10 @@ def _json_default(obj: Any) -> Any:
         return repr(obj)
 
 
+_RECORD_ENCODER = json.JSONEncoder(default=_json_default)
+"""``json.dumps(record, default=_json_default)``, without a new encoder per record."""
+
+
 class DaemonLogger:
     """A bound logger: ``log.info("event", key=value)`` writes one record, with the bound
     context first, then the keywords, then ``event``, ``level``, ``sim_time`` and
@@ -136,7 +140,7 @@ class DaemonLogger:
         tee.text_processor(tee, level, record)
         if self._console is not None:
             sys.stderr.write(self._console(tee, level, dict(record)) + "\n")
-        tee.msg(json.dumps(record, default=_json_default))
+        tee.msg(_RECORD_ENCODER.encode(record))
 
     def debug(self, event: str, *args: Any, **kw: Any) -> None:
         self._write("debug", event, args, kw)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,9 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 """``json.dumps(rec, separators=(",", ":"))`` without a new encoder for every record."""
+
+_quote = json.encoder.encode_basestring_ascii
+"""A string as ``json.dumps`` writes it (``ensure_ascii``, the default)."""
 
 
 def _field_names(msg: Any) -> tuple[str, ...]:
@@ -101,12 +105,27 @@ class Tracer:
         if self._sink is not None:
             self._sink(rec)
         if self._fd is not None:
-            os.write(self._fd, (_ENCODER.encode(rec) + "\n").encode())
+            os.write(self._fd, record_line(rec).encode())
 
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def record_line(rec: dict[str, Any]) -> str:
+    """``json.dumps(rec, separators=(",", ":")) + "\\n"`` for a record of :meth:`Tracer.record`,
+    written out field by field (under half the cost; the same characters)."""
+    t, cmd, job = rec["t"], rec["cmd"], rec["job"]
+    sender, receiver, attrs = rec["from"], rec["to"], rec["attrs"]
+    if not ((type(t) is int or (type(t) is float and math.isfinite(t)))
+            and type(sender) is str and type(receiver) is str and type(cmd) is str
+            and (job is None or type(job) is str) and type(attrs) is list
+            and all(type(a) is str for a in attrs)):
+        return _ENCODER.encode(rec) + "\n"
+    return (f'{{"t":{t!r},"from":{_quote(sender)},"to":{_quote(receiver)},'
+            f'"cmd":{_quote(cmd)},"job":{"null" if job is None else _quote(job)},'
+            f'"attrs":[{",".join(map(_quote, attrs))}]}}\n')
 
 
 def read_trace(path: str | Path) -> list[dict[str, Any]]:
