@@ -60,9 +60,6 @@ def json_log_name(name: str) -> str:
     return f"{name}.json"
 
 
-# json.dumps(record, default=_json_default), without a new encoder for every record
-_ENCODE = json.JSONEncoder(default=lambda obj: _json_default(obj)).encode
-
 # structlog's level numbers and names (structlog._log_levels)
 _LEVEL_NAMES = {50: "critical", 40: "error", 30: "warning", 20: "info", 10: "debug"}
 
@@ -73,6 +70,10 @@ def _json_default(obj: Any) -> Any:
         return obj.__structlog__()
     except AttributeError:
         return repr(obj)
+
+
+_RECORD_ENCODER = json.JSONEncoder(default=_json_default)
+"""``json.dumps(record, default=_json_default)``, without a new encoder per record."""
 
 
 class DaemonLogger:
@@ -139,7 +140,7 @@ class DaemonLogger:
         tee.text_processor(tee, level, record)
         if self._console is not None:
             sys.stderr.write(self._console(tee, level, dict(record)) + "\n")
-        tee.msg(_ENCODE(record))
+        tee.msg(_RECORD_ENCODER.encode(record))
 
     def debug(self, event: str, *args: Any, **kw: Any) -> None:
         self._write("debug", event, args, kw)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -23,22 +24,28 @@ import trio
 
 from condorsim.classad import ClassAd
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""Each message class's field names (``dataclasses.fields`` builds its tuple at every call)."""
 
-def _ad_fields(cls: type) -> tuple[str, ...]:
-    """The fields of a message class, in order (kept per class)."""
-    names = _FIELDS.get(cls)
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+"""``json.dumps(rec, separators=(",", ":"))`` without a new encoder for every record."""
+
+_quote = json.encoder.encode_basestring_ascii
+"""A string as ``json.dumps`` writes it (``ensure_ascii``, the default)."""
+
+
+def _field_names(msg: Any) -> tuple[str, ...]:
+    cls = type(msg)
+    names = _FIELD_NAMES.get(cls)
     if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(msg))
     return names
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _ads(msg: Any) -> list[ClassAd]:
     """The ClassAds a message carries, in field order (a list field's in its order)."""
     ads: list[ClassAd] = []
-    for name in _ad_fields(type(msg)):
+    for name in _field_names(msg):
         value = getattr(msg, name)
         if isinstance(value, ClassAd):
             ads.append(value)
@@ -52,7 +59,7 @@ def message_job(msg: Any) -> str | None:
     job = getattr(msg, "job", None)
     if isinstance(job, str) and job:
         return job
-    for name in _ad_fields(type(msg)):
+    for name in _field_names(msg):
         value = getattr(msg, name)
         if isinstance(value, ClassAd):
             cluster = value.get("ClusterId")
@@ -89,7 +96,7 @@ def _attrs_of(ads: list[ClassAd]) -> tuple[tuple[str, ...], str]:
     known = _SORTED.get(key)
     if known is None:
         ordered = tuple(sorted(key, key=str.lower))
-        known = (ordered, json.dumps(list(ordered), separators=(",", ":")))
+        known = (ordered, _names_json(ordered))
         if len(_SORTED) >= 4096:
             _SORTED.clear()
         _SORTED[key] = known
@@ -97,7 +104,10 @@ def _attrs_of(ads: list[ClassAd]) -> tuple[tuple[str, ...], str]:
 
 
 _SORTED: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {}
-_text = json.encoder.encode_basestring_ascii
+
+
+def _names_json(names: tuple[str, ...] | list[str]) -> str:
+    return f"[{','.join(map(_quote, names))}]"
 
 
 class Tracer:
@@ -123,16 +133,35 @@ class Tracer:
             self._sink({"t": t, "from": sender, "to": receiver, "cmd": cmd, "job": job,
                         "attrs": list(attrs)})
         if self._fd is not None:
-            # the text json.dumps(record, separators=(",", ":")) gives, made directly
-            line = (f'{{"t":{t if type(t) is int else json.dumps(t)},"from":{_text(sender)},'
-                    f'"to":{_text(receiver)},"cmd":{_text(cmd)},'
-                    f'"job":{"null" if job is None else _text(job)},"attrs":{attrs_json}}}\n')
-            os.write(self._fd, line.encode())
+            os.write(self._fd, _line(t, sender, receiver, cmd, job, attrs_json).encode())
 
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def record_line(rec: dict[str, Any]) -> str:
+    """``json.dumps(rec, separators=(",", ":")) + "\n"`` for a record of :meth:`Tracer.record`,
+    written out field by field (under half the cost; the same characters)."""
+    t, cmd, job = rec["t"], rec["cmd"], rec["job"]
+    sender, receiver, attrs = rec["from"], rec["to"], rec["attrs"]
+    if not ((type(t) is int or (type(t) is float and math.isfinite(t)))
+            and type(sender) is str and type(receiver) is str and type(cmd) is str
+            and (job is None or type(job) is str) and type(attrs) is list
+            and all(type(a) is str for a in attrs)):
+        return _ENCODER.encode(rec) + "\n"
+    return _line(t, sender, receiver, cmd, job, _names_json(attrs))
+
+
+def _line(t: float, sender: str, receiver: str, cmd: str, job: str | None,
+          attrs_json: str) -> str:
+    if not (type(t) is int or math.isfinite(t)):
+        return _ENCODER.encode({"t": t, "from": sender, "to": receiver, "cmd": cmd,
+                                "job": job, "attrs": json.loads(attrs_json)}) + "\n"
+    return (f'{{"t":{t!r},"from":{_quote(sender)},"to":{_quote(receiver)},'
+            f'"cmd":{_quote(cmd)},"job":{"null" if job is None else _quote(job)},'
+            f'"attrs":{attrs_json}}}\n')
 
 
 def read_trace(path: str | Path) -> list[dict[str, Any]]:

@@ -42,7 +42,7 @@ from condorsim.jobs.managed import needs_a_slot
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
-from .autocluster import priority_key
+from .autocluster import PriorityKeys
 from .host import ScheddHost
 from .queue import JobQueue, _int
 from .running import mark_running, shadow_exited
@@ -80,6 +80,7 @@ class ClaimKeeper:
         self._alive_next = math.inf
         self._alive_limit = trio.CapacityLimiter(ALIVE_CONNECTIONS)
         self._idle_order: tuple[int, list[JobId]] = (-1, [])
+        self._prio_keys = PriorityKeys()
         cfg = self.ctx.config
         # the keep-alive timer's period: ALIVE_INTERVAL, or less for a job with a short lease
         self.alive_interval = cfg.get_int("ALIVE_INTERVAL", 300)
@@ -265,13 +266,16 @@ class ClaimKeeper:
 
     def _idle_by_priority(self) -> list[JobId]:
         """The idle jobs in priority order, sorted once per state of the queue: the claims
-        reused in one instant (every shadow exit of it) share one sort instead of one each.
-        The caller still checks each job as it is now."""
+        reused in one instant (every shadow exit of it) share one sort instead of one each;
+        the idle jobs come from the store's status index, and a job's priority is evaluated
+        again only once it changed. The caller still checks each job as it is now."""
         q = self.queue
         version, order = self._idle_order
         if version != q.store.version:
-            order = sorted((j for j in q.jobs if q.status(j) == JobStatus.IDLE),
-                           key=lambda j: priority_key(j, q.jobs[j]))
+            jobs, versions, keys = q.jobs, q.store.job_version, self._prio_keys
+            order = sorted(q.store.by_status.get(JobStatus.IDLE, ()),
+                           key=lambda j: keys.key(j, jobs[j], versions.get(j)))
+            keys.forget_gone(jobs)
             self._idle_order = (q.store.version, order)
         return order
 
