@@ -21,8 +21,8 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import Protocol
 from pathlib import Path
+from typing import Protocol
 
 import trio
 

@@ -244,7 +244,7 @@ def _stdin() -> int:
         os.fstat(0)
         return 0
     except OSError:
-        return os.open(os.devnull, os.O_RDONLY)  # noqa: SIM115 (kept open: rare)
+        return os.open(os.devnull, os.O_RDONLY)
 
 
 def _startup_key(python: str, env: dict[str, str]) -> tuple[object, ...]:
@@ -259,8 +259,9 @@ _zygotes_lock = threading.Lock()
 
 def zygote_for(python: str, env: dict[str, str], modules: list[str]) -> Zygote:
     """This process's zygote for ``python`` and ``env``'s interpreter settings, started
-    now if there is none (or the last one died). Raises ZygoteUnavailable after
-    ``_MAX_FAILED_STARTS`` zygotes have died in this process."""
+    now if there is none. A zygote found dead raises ZygoteUnavailable (that daemon is
+    exec'd; the next start tries a new zygote), and so does every start once
+    ``_MAX_FAILED_STARTS`` zygotes have died or failed to start in this process."""
     global _failed_starts
     key = _startup_key(python, env)
     with _zygotes_lock:
@@ -269,7 +270,9 @@ def zygote_for(python: str, env: dict[str, str], modules: list[str]) -> Zygote:
             del _zygotes[key]
             zygote.close()
             _failed_starts += 1
-            zygote = None
+            raise ZygoteUnavailable(
+                f"the zygote (pid {zygote.process.pid}) died: exit status "
+                f"{zygote.process.returncode}")
         if zygote is None:
             if _failed_starts >= _MAX_FAILED_STARTS:
                 raise ZygoteUnavailable(f"{_failed_starts} zygotes died in this process")
@@ -294,7 +297,7 @@ def _preload(package: str) -> None:
     name = f"{package}.__main__"
     try:
         importlib.import_module(name)
-    except Exception:  # noqa: BLE001 -- the child's own import reports it, as exec would
+    except Exception:
         return
     sys.modules.pop(name, None)
     parent = sys.modules.get(package)
@@ -312,7 +315,7 @@ def _serve(control: socket.socket) -> tuple[dict[str, Any], list[int]] | None:
     signal.set_wakeup_fd(wake_w)
     waiting: dict[int, socket.socket] = {}
     while True:
-        ready, _, _ = select.select([control, wake_r], [], [])
+        ready: list[Any] = select.select([control.fileno(), wake_r], [], [])[0]
         if wake_r in ready:
             while True:
                 try:
@@ -321,7 +324,7 @@ def _serve(control: socket.socket) -> tuple[dict[str, Any], list[int]] | None:
                 except BlockingIOError:
                     break
             _reap(waiting)
-        if control not in ready:
+        if control.fileno() not in ready:
             continue
         msg, fds, _, _ = socket.recv_fds(control, _MAX_REQUEST, 4)
         if not msg:
@@ -405,7 +408,8 @@ def _become(request: dict[str, Any], fds: list[int]) -> None:
     if sys.path and sys.path[0] == _ZYGOTE_CWD:  # python -m puts the cwd first
         sys.path[0] = cwd
 
-    def stream(fd: int, old: Any, write: bool, errors: str, line: bool) -> io.TextIOWrapper:
+    def stream(fd: int, old: Any, write: bool, errors: str | None,
+               line: bool) -> io.TextIOWrapper:
         raw = io.FileIO(fd, "wb" if write else "rb", closefd=False)
         buffered: Any = (io.BufferedWriter(raw) if write else io.BufferedReader(raw))
         return io.TextIOWrapper(buffered, encoding=old.encoding, errors=errors,
@@ -413,9 +417,13 @@ def _become(request: dict[str, Any], fds: list[int]) -> None:
                                 write_through=bool(getattr(old, "write_through", False)))
 
     tty = os.isatty(1)
-    sys.stdin = sys.__stdin__ = stream(0, sys.__stdin__, False, sys.__stdin__.errors, False)
-    sys.stdout = sys.__stdout__ = stream(1, sys.__stdout__, True, sys.__stdout__.errors, tty)
-    sys.stderr = sys.__stderr__ = stream(2, sys.__stderr__, True, "backslashreplace", True)
+    old_in, old_out = sys.__stdin__, sys.__stdout__
+    fresh = {"stdin": stream(0, old_in, False, getattr(old_in, "errors", None), False),
+             "stdout": stream(1, old_out, True, getattr(old_out, "errors", None), tty),
+             "stderr": stream(2, sys.__stderr__, True, "backslashreplace", True)}
+    for name, value in fresh.items():
+        setattr(sys, name, value)
+        setattr(sys, f"__{name}__", value)
     random.seed()
     trio_run = sys.modules.get("trio._core._run")
     if trio_run is not None and isinstance(getattr(trio_run, "_r", None), random.Random):
