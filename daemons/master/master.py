@@ -50,7 +50,7 @@ from condorsim.wire.messages import (
     UPDATE_MASTER_AD,
 )
 
-from .logic import KNOWN_DAEMONS, PlannedDaemon, RestartPolicy, daemon_plan, start_after
+from .logic import PlannedDaemon, RestartPolicy, daemon_plan, start_after
 
 STOP_TIMEOUT = 10.0  # real seconds a daemon gets to exit on SIGTERM before SIGKILL
 # Stopping the whole pool (condorsim down, SIGTERM or SIGQUIT to the master): real seconds
@@ -299,8 +299,10 @@ class Master:
         argv, env = self._argv(child), self._env()
         if self._spawn_mode() == "fork":
             try:
+                # a new zygote imports this pool's daemons (another module is imported by
+                # the child that runs it)
                 zygote = zygote_for(self.options.python, env,
-                                    sorted({module for _, module in KNOWN_DAEMONS.values()}))
+                                    sorted({c.planned.module for c in self.children.values()}))
                 return await zygote.spawn(argv, env, stderr=stderr,
                                           comm=f"condor_{child.planned.key.lower()}")
             except ZygoteUnavailable as e:
