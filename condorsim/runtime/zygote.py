@@ -47,6 +47,9 @@ import threading
 from typing import Any
 
 SPAWN_KNOB = "SIM_DAEMON_SPAWN"  # fork (default) or exec
+# A zygote shared by every process that inherits this variable (the test session's): the
+# path of its listening socket, in a directory only its owner can enter.
+SHARED_ENV = "CONDORSIM_ZYGOTE_SOCKET"
 _MAX_REQUEST = 1 << 20
 # Settings read as the interpreter starts (not as a daemon runs): a zygote serves only
 # requests that agree with its own on these.
@@ -146,17 +149,23 @@ class ForkedProcess:
 class Zygote:
     """The master's handle on one fork server."""
 
-    def __init__(self, python: str, env: dict[str, str], cwd: str,
-                 modules: list[str]) -> None:
+    process: subprocess.Popen[bytes] | None = None  # None: another process's (shared)
+
+    def __init__(self, python: str, env: dict[str, str], cwd: str, modules: list[str],
+                 listener: socket.socket | None = None) -> None:
+        """Start a zygote; with ``listener`` (a listening unix socket) it also serves
+        whoever connects there as its own uid (:meth:`connect`)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._lock = threading.Lock()
+        self._broken = False
+        fds = [theirs.fileno()] + ([listener.fileno()] if listener is not None else [])
         try:
             # The last argument is room for a daemon's command line (written over it in
             # each child, so `ps` shows what the exec path would have shown).
             self.process = subprocess.Popen(
-                [python, "-m", "condorsim.runtime.zygote", str(theirs.fileno()), *modules,
-                 " " * 2048],
-                pass_fds=[theirs.fileno()], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                [python, "-m", "condorsim.runtime.zygote", ",".join(map(str, fds)),
+                 *modules, " " * 2048],
+                pass_fds=fds, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             )
         except BaseException:
@@ -166,13 +175,39 @@ class Zygote:
             theirs.close()
         self._control = ours
 
+    @classmethod
+    def connect(cls, path: str, python: str, env: dict[str, str]) -> Zygote | None:
+        """The shared zygote listening at ``path``, if it is there, lets this process in
+        and has the same interpreter settings; else None."""
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            sock.settimeout(30)
+            sock.connect(path)
+            sock.send(b"hello " + json.dumps(_startup_key(python, env)).encode())
+            answer = sock.recv(64)
+            sock.settimeout(None)
+        except OSError:
+            sock.close()
+            return None
+        if answer != b"ok":
+            sock.close()
+            return None
+        zygote = cls.__new__(cls)
+        zygote._lock = threading.Lock()
+        zygote._broken = False
+        zygote._control = sock
+        return zygote
+
     def alive(self) -> bool:
+        if self.process is None:
+            return not self._broken
         return self.process.poll() is None
 
     def close(self) -> None:
-        """The zygote exits (its children keep running)."""
+        """The zygote exits (its children keep running); a shared one is left."""
         self._control.close()
-        self.process.wait()
+        if self.process is not None:
+            self.process.wait()
 
     async def spawn(self, argv: list[str], env: dict[str, str], *, stderr: int,
                     comm: str) -> ForkedProcess:
@@ -191,9 +226,10 @@ class Zygote:
                 socket.send_fds(self._control, [request],
                                 [theirs.fileno(), _stdin(), write_end, stderr])
         except OSError as e:
+            self._broken = True
             answer.close()
             os.close(read_end)
-            raise ZygoteUnavailable(f"the zygote is gone ({e})") from None
+            raise ZygoteUnavailable(f"the zygote died ({e})") from None
         finally:
             theirs.close()
             os.close(write_end)
@@ -210,6 +246,7 @@ class Zygote:
             os.close(read_end)
             raise
         if not msg.startswith(b"pid "):
+            self._broken = self._broken or not msg
             answer.close()
             os.close(read_end)
             for fd in fds:
@@ -271,11 +308,19 @@ def zygote_for(python: str, env: dict[str, str], modules: list[str]) -> Zygote:
             zygote.close()
             _failed_starts += 1
             raise ZygoteUnavailable(
+                "the shared zygote died" if zygote.process is None else
                 f"the zygote (pid {zygote.process.pid}) died: exit status "
                 f"{zygote.process.returncode}")
         if zygote is None:
             if _failed_starts >= _MAX_FAILED_STARTS:
                 raise ZygoteUnavailable(f"{_failed_starts} zygotes died in this process")
+            shared = os.environ.get(SHARED_ENV)
+            zygote = Zygote.connect(shared, python, env) if shared and not _failed_starts \
+                else None
+            if zygote is not None:
+                zygote.key = key
+                _zygotes[key] = zygote
+                return zygote
             try:
                 zygote = Zygote(python, env, os.getcwd(), modules)
             except OSError as e:
@@ -305,17 +350,23 @@ def _preload(package: str) -> None:
         delattr(parent, "__main__")
 
 
-def _serve(control: socket.socket) -> tuple[dict[str, Any], list[int]] | None:
+def _serve(control: socket.socket, listener: socket.socket | None = None,
+           ) -> tuple[dict[str, Any], list[int]] | None:
     """Fork a child per request and report its exit; returns in each child (its request
-    and descriptors), or None when the master's end is closed."""
+    and descriptors), or None when the master's end is closed. With ``listener``, processes
+    of this uid that connect there and say ``hello`` with the same interpreter settings
+    are served too."""
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)
     old_chld = signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.set_wakeup_fd(wake_w)
     waiting: dict[int, socket.socket] = {}
+    clients: dict[int, socket.socket] = {control.fileno(): control}
+    mine = json.dumps(_startup_key(sys.executable, dict(os.environ))).encode()
     while True:
-        ready: list[Any] = select.select([control.fileno(), wake_r], [], [])[0]
+        watched = [wake_r, *clients] + ([listener.fileno()] if listener is not None else [])
+        ready: list[Any] = select.select(watched, [], [])[0]
         if wake_r in ready:
             while True:
                 try:
@@ -324,42 +375,90 @@ def _serve(control: socket.socket) -> tuple[dict[str, Any], list[int]] | None:
                 except BlockingIOError:
                     break
             _reap(waiting)
-        if control.fileno() not in ready:
-            continue
-        msg, fds, _, _ = socket.recv_fds(control, _MAX_REQUEST, 4)
-        if not msg:
-            return None
-        answer = socket.socket(fileno=fds[0])
-        try:
-            request = json.loads(msg)
-            pid = os.fork()
-        except (OSError, ValueError) as e:
-            _send(answer, f"error {e}".encode())
-            answer.close()
-            for fd in fds[1:]:
-                os.close(fd)
-            continue
-        if pid == 0:
-            signal.set_wakeup_fd(-1)
-            signal.signal(signal.SIGCHLD, old_chld)
-            for sock in (control, answer, *waiting.values()):
-                sock.close()
-            os.close(wake_r)
-            os.close(wake_w)
-            return request, fds[1:]
+        if listener is not None and listener.fileno() in ready:
+            _accept(listener, clients)
+        for fd in ready:
+            client = clients.get(fd)
+            if client is None:
+                continue
+            try:
+                msg, fds, _, _ = socket.recv_fds(client, _MAX_REQUEST, 4)
+            except OSError:
+                msg, fds = b"", []
+            if not msg:
+                if client is control:
+                    return None
+                del clients[fd]
+                client.close()
+                continue
+            if msg.startswith(b"hello "):
+                _send(client, b"ok" if msg[6:] == mine else b"no")
+                continue
+            child = _fork(msg, fds, waiting)
+            if child is not None:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, old_chld)
+                for sock in (*clients.values(), *waiting.values()):
+                    sock.close()
+                if listener is not None:
+                    listener.close()
+                os.close(wake_r)
+                os.close(wake_w)
+                return child
+
+
+def _accept(listener: socket.socket, clients: dict[int, socket.socket]) -> None:
+    """A process that connects to the shared zygote is served only if it runs as the
+    zygote's own user (its children would run as the zygote's)."""
+    import struct
+
+    try:
+        conn, _ = listener.accept()
+    except OSError:
+        return
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _, uid, _ = struct.unpack("3i", creds)
+    if uid != os.getuid():
+        conn.close()
+        return
+    clients[conn.fileno()] = conn
+
+
+def _fork(msg: bytes, fds: list[int], waiting: dict[int, socket.socket],
+          ) -> tuple[dict[str, Any], list[int]] | None:
+    """Fork for one request: in the child, its request and stdio descriptors; in the
+    zygote, None (the pid and a pidfd sent to the requester)."""
+    if len(fds) != 4:
+        for fd in fds:
+            os.close(fd)
+        return None
+    answer = socket.socket(fileno=fds[0])
+    try:
+        request = json.loads(msg)
+        pid = os.fork()
+    except (OSError, ValueError) as e:
+        _send(answer, f"error {e}".encode())
+        answer.close()
         for fd in fds[1:]:
             os.close(fd)
+        return None
+    if pid == 0:
+        answer.close()
+        return request, fds[1:]
+    for fd in fds[1:]:
+        os.close(fd)
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        _send(answer, f"pid {pid}".encode())
+    else:
         try:
-            pidfd = os.pidfd_open(pid)
+            socket.send_fds(answer, [f"pid {pid}".encode()], [pidfd])
         except OSError:
-            _send(answer, f"pid {pid}".encode())
-        else:
-            try:
-                socket.send_fds(answer, [f"pid {pid}".encode()], [pidfd])
-            except OSError:
-                pass
-            os.close(pidfd)
-        waiting[pid] = answer
+            pass
+        os.close(pidfd)
+    waiting[pid] = answer
+    return None
 
 
 def _send(sock: socket.socket, data: bytes) -> None:
@@ -457,12 +556,14 @@ _ZYGOTE_CWD = ""
 def main() -> None:
     global _ZYGOTE_CWD
     _ZYGOTE_CWD = os.getcwd()
-    control = socket.socket(fileno=int(sys.argv[1]))
+    fds = [int(fd) for fd in sys.argv[1].split(",")]
+    control = socket.socket(fileno=fds[0])
+    listener = socket.socket(fileno=fds[1]) if len(fds) > 1 else None
     import ctypes  # noqa: F401 -- imported once here, not in every child
 
     for package in sys.argv[2:-1]:
         _preload(package)
-    child = _serve(control)
+    child = _serve(control, listener)
     if child is not None:
         _become(*child)
 

@@ -14,6 +14,7 @@ import pytest
 from _pool_cli import run_cli, wait_for
 
 from condorsim.pool import master_pid
+from condorsim.runtime.zygote import SHARED_ENV
 
 pytestmark = pytest.mark.pool
 
@@ -36,7 +37,10 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def test_a_killed_zygote_falls_back_to_exec_and_the_pool_loses_nothing(tmp_path: Path) -> None:
+def test_a_killed_zygote_falls_back_to_exec_and_the_pool_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(SHARED_ENV, raising=False)  # the pool's master has a zygote of its own
     home = tmp_path / "pool"
     home.mkdir()
     (home / "condor_config").write_text(

@@ -14,7 +14,13 @@ import pytest
 import trio
 
 from condorsim.runtime import zygote as zmod
-from condorsim.runtime.zygote import ForkedProcess, Zygote, ZygoteUnavailable, zygote_for
+from condorsim.runtime.zygote import (
+    SHARED_ENV,
+    ForkedProcess,
+    Zygote,
+    ZygoteUnavailable,
+    zygote_for,
+)
 
 PROBE = """
 import json, os, random, sys, time
@@ -97,6 +103,7 @@ def test_a_killed_zygote_loses_no_daemon_and_the_next_start_is_an_exec(
 ) -> None:
     monkeypatch.setattr(zmod, "_zygotes", {})
     monkeypatch.setattr(zmod, "_failed_starts", 0)
+    monkeypatch.delenv(SHARED_ENV, raising=False)
     err = probe_dir / "probe.stderr"
 
     async def main() -> None:
@@ -125,6 +132,7 @@ def test_interpreter_settings_that_differ_get_a_zygote_of_their_own(
     probe_dir: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(zmod, "_zygotes", {})
+    monkeypatch.delenv(SHARED_ENV, raising=False)
     a = zygote_for(sys.executable, _env(PYTHONHASHSEED="1"), [])
     b = zygote_for(sys.executable, _env(PYTHONHASHSEED="2"), [])
     c = zygote_for(sys.executable, _env(PYTHONHASHSEED="1", PROBE="other"), [])
@@ -133,3 +141,45 @@ def test_interpreter_settings_that_differ_get_a_zygote_of_their_own(
     finally:
         a.close()
         b.close()
+
+
+def test_a_shared_zygote_serves_the_processes_that_connect_with_its_settings(
+    probe_dir: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import socket
+
+    path = str(probe_dir / "zygote.socket")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    listener.bind(path)
+    listener.listen(4)
+    owner = Zygote(sys.executable, _env(), str(probe_dir), [], listener)
+    listener.close()
+    monkeypatch.setattr(zmod, "_zygotes", {})
+    monkeypatch.setattr(zmod, "_failed_starts", 0)
+    monkeypatch.setenv(SHARED_ENV, path)
+    err = probe_dir / "probe.stderr"
+
+    async def main() -> None:
+        shared = zygote_for(sys.executable, _env(), [])
+        assert shared.process is None  # not started here: connected to
+        proc, seen = await _start(shared, err, "exit", "4")
+        assert seen["argv"] == ["exit", "4"] and await proc.wait() == 4
+        sleeper, _ = await _start(shared, err, "sleep")
+        assert owner.process is not None and _parent(sleeper.pid) == owner.process.pid
+        sleeper.kill()
+        assert await sleeper.wait() == -signal.SIGKILL
+        # other interpreter settings are refused: such a master starts its own zygote
+        assert Zygote.connect(path, sys.executable, _env(PYTHONHASHSEED="7")) is None
+        own = zygote_for(sys.executable, _env(PYTHONHASHSEED="7"), [])
+        assert own.process is not None
+        own.close()
+        shared.close()
+
+    try:
+        trio.run(main)
+    finally:
+        owner.close()
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
