@@ -11,9 +11,9 @@ import signal
 from pathlib import Path
 
 import pytest
-from _pool_cli import run_cli, wait_for
+from _pool_cli import collector_pool, run_cli, wait_for
 
-from condorsim.pool import master_pid
+from condorsim.pool import master_pid, process_alive
 from condorsim.runtime.zygote import SHARED_ENV
 
 pytestmark = pytest.mark.pool
@@ -29,24 +29,12 @@ def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 def test_a_killed_zygote_falls_back_to_exec_and_the_pool_loses_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv(SHARED_ENV, raising=False)  # the pool's master has a zygote of its own
     home = tmp_path / "pool"
-    home.mkdir()
-    (home / "condor_config").write_text(
-        f"LOCAL_DIR = {home}\nDAEMON_LIST = MASTER, COLLECTOR\nCOLLECTOR_HOST = 127.0.0.1:0\n"
-        "MASTER_BACKOFF_CONSTANT = 0\nMASTER_BACKOFF_FACTOR = 1\n"
-    )
+    collector_pool(home)
     up = run_cli(home, "up")
     assert up.returncode == 0, up.stderr
     zygotes = []
@@ -84,6 +72,6 @@ def test_a_killed_zygote_falls_back_to_exec_and_the_pool_loses_nothing(
         down = run_cli(home, "down")
     assert down.returncode == 0, down.stderr
     pids = [int(r["pid"]) for r in _records(home, "daemon_started")]  # type: ignore[call-overload]
-    assert not any(_alive(pid) for pid in pids)
+    assert not any(process_alive(pid) for pid in pids)
     # the zygote goes when its master does
-    wait_for(lambda: not any(_alive(z) for z in zygotes), "the zygote to exit")
+    wait_for(lambda: not any(process_alive(z) for z in zygotes), "the zygote to exit")
