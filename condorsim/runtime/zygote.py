@@ -31,7 +31,10 @@ way (exec), the next start trying a new zygote. A request whose interpreter sett
 from the zygote's (``PYTHON*`` variables, locale, the executable) gets a zygote of its own.
 
 One zygote serves every master of a process (the test suite's replays all run in one
-process); it exits when that process closes its end of the socket.
+process); it exits when that process closes its end of the socket. Started with a listening
+socket, it also serves the processes of its own uid that find its path in
+``CONDORSIM_ZYGOTE_SOCKET`` and have its interpreter settings (``tests/conftest.py`` starts
+one per session for the suite's ``condorsim replay`` and ``up`` subprocesses).
 """
 
 from __future__ import annotations
