@@ -24,3 +24,13 @@ def wait_for(condition: Callable[[], bool], what: str, seconds: float = 40.0) ->
         if time.monotonic() > end:
             raise AssertionError(f"timed out after {seconds} s waiting for {what}")
         time.sleep(0.05)
+
+
+def collector_pool(home: Path) -> None:
+    """The configuration of a pool of a master and a collector, in a new ``home``, whose
+    master restarts a dead daemon after 1 s (0 + ceil(1 ** n))."""
+    home.mkdir()
+    (home / "condor_config").write_text(
+        f"LOCAL_DIR = {home}\nDAEMON_LIST = MASTER, COLLECTOR\nCOLLECTOR_HOST = 127.0.0.1:0\n"
+        "MASTER_BACKOFF_CONSTANT = 0\nMASTER_BACKOFF_FACTOR = 1\n"
+    )

@@ -11,6 +11,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _library_runs import LibraryRuns
@@ -76,9 +77,44 @@ def _compile_the_project() -> None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[_BEFORE] = _left_in_checkout()
     _compile_the_project()
+    _share_a_zygote(session)
+
+
+def _share_a_zygote(session: pytest.Session) -> None:
+    """One zygote (condorsim/runtime/zygote.py) for the whole session: every master of
+    this process and of its `condorsim up` / `condorsim replay` subprocesses forks its
+    daemons from it instead of importing them in a zygote of its own."""
+    import socket
+
+    from condorsim.runtime.zygote import SHARED_ENV, Zygote
+    from daemons.master.logic import KNOWN_DAEMONS
+
+    if os.environ.get(SHARED_ENV):
+        return
+    where = tempfile.mkdtemp(prefix="condorsim-zygote-")  # mode 0700: only this user
+    path = os.path.join(where, "socket")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    listener.bind(path)
+    listener.listen(64)
+    modules = sorted({module for _, module in KNOWN_DAEMONS.values()})
+    try:
+        session.config.stash[_ZYGOTE] = (Zygote(sys.executable, dict(os.environ),
+                                                str(CHECKOUT), modules, listener), where)
+    finally:
+        listener.close()
+    os.environ[SHARED_ENV] = path
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    shared = session.config.stash.get(_ZYGOTE, None)
+    if shared is not None:
+        import shutil
+
+        from condorsim.runtime.zygote import SHARED_ENV
+
+        os.environ.pop(SHARED_ENV, None)
+        shared[0].close()
+        shutil.rmtree(shared[1], ignore_errors=True)
     before = session.config.stash.get(_BEFORE, None)
     after = _left_in_checkout()
     if before is None or after is None:
@@ -90,6 +126,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 _BEFORE = pytest.StashKey[set[str] | None]()
+_ZYGOTE = pytest.StashKey[tuple[Any, str]]()
 
 
 @pytest.fixture(scope="session")

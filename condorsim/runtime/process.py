@@ -22,6 +22,7 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 import trio
 
@@ -180,7 +181,13 @@ async def _stop_on_signal(scope: trio.CancelScope, ctx: DaemonContext) -> None:
             return
 
 
-async def wait_real(proc: trio.Process, timeout: float) -> bool:
+class Pollable(Protocol):
+    """A child process: a ``trio.Process`` or a zygote's ForkedProcess."""
+
+    def poll(self) -> int | None: ...
+
+
+async def wait_real(proc: Pollable, timeout: float) -> bool:
     """Wait up to ``timeout`` real seconds for a process to exit (True if it did).
 
     Virtual time may stand still meanwhile (the caller is marked busy, or the daemon is

@@ -34,6 +34,7 @@ from condorsim.runtime.coordinator import Coordinator
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
 from condorsim.runtime.process import wait_real
+from condorsim.runtime.zygote import SPAWN_KNOB, ForkedProcess, ZygoteUnavailable, zygote_for
 from condorsim.wire import Message
 from condorsim.wire.messages import (
     DAEMON_OFF,
@@ -77,7 +78,7 @@ class ChildOptions:
 @dataclass
 class _Child:
     planned: PlannedDaemon
-    process: trio.Process | None = None
+    process: trio.Process | ForkedProcess | None = None
     address: str | None = None
     started: float = 0.0
     restarts: int = 0
@@ -268,10 +269,7 @@ class Master:
         with self._ctx.busy():
             err = open(log_dir / f"{name}.stderr", "ab")
             try:
-                proc = await trio.lowlevel.open_process(
-                    self._argv(child), stdout=subprocess.PIPE, stderr=err, env=self._env(),
-                    start_new_session=True,
-                )
+                proc = await self._spawn(child, err.fileno())
             finally:
                 err.close()
             child.process = proc
@@ -292,6 +290,35 @@ class Master:
         child.started = trio.current_time()
         self._ctx.log.info("daemon_started", daemon=name, pid=proc.pid, address=line)
         child.up.set()
+
+    async def _spawn(self, child: _Child, stderr: int) -> trio.Process | ForkedProcess:
+        """Start the daemon's process: forked by this process's zygote
+        (SIM_DAEMON_SPAWN = fork, the default; condorsim/runtime/zygote.py), or exec'd as
+        ``python -m daemons.<name>`` (SIM_DAEMON_SPAWN = exec, or the zygote cannot)."""
+        assert self._ctx is not None
+        argv, env = self._argv(child), self._env()
+        if self._spawn_mode() == "fork":
+            try:
+                # a new zygote imports this pool's daemons (another module is imported by
+                # the child that runs it)
+                zygote = zygote_for(self.options.python, env,
+                                    sorted({c.planned.module for c in self.children.values()}))
+                return await zygote.spawn(argv, env, stderr=stderr,
+                                          comm=f"condor_{child.planned.key.lower()}")
+            except ZygoteUnavailable as e:
+                self._ctx.log.warning("daemon_spawn_fallback", daemon=child.planned.name,
+                                      reason=str(e))
+        return await trio.lowlevel.open_process(
+            argv, stdout=subprocess.PIPE, stderr=stderr, env=env, start_new_session=True)
+
+    def _spawn_mode(self) -> str:
+        assert self._ctx is not None
+        mode = (self._ctx.config.get(SPAWN_KNOB) or "fork").strip().lower()
+        if mode not in ("fork", "exec"):
+            self._ctx.log.warning("bad_knob", knob=SPAWN_KNOB, value=mode,
+                                  using="fork", reason="neither fork nor exec")
+            mode = "fork"
+        return mode
 
     async def _supervise(
         self, child: _Child, policy: RestartPolicy, after: _Child | None = None

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from _pool_cli import run_cli, wait_for
+from _pool_cli import collector_pool, run_cli, wait_for
 
 pytestmark = pytest.mark.pool
 
@@ -33,12 +33,7 @@ def _alive(pid: int) -> bool:
 
 def test_up_status_restart_after_a_crash_and_down_leaving_nothing(tmp_path: Path) -> None:
     home = tmp_path / "pool"
-    home.mkdir()
-    (home / "condor_config").write_text(
-        f"LOCAL_DIR = {home}\nDAEMON_LIST = MASTER, COLLECTOR\nCOLLECTOR_HOST = 127.0.0.1:0\n"
-        # A fast back-off: 0 + ceil(1 ** n) = 1 s before a crashed daemon is restarted.
-        "MASTER_BACKOFF_CONSTANT = 0\nMASTER_BACKOFF_FACTOR = 1\n"
-    )
+    collector_pool(home)  # a fast back-off: 1 s before a crashed daemon is restarted
     up = run_cli(home, "up")
     assert up.returncode == 0, up.stderr
     assert "collector" in up.stdout
