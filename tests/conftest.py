@@ -110,9 +110,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if shared is not None:
         import shutil
 
-        from condorsim.runtime.zygote import SHARED_ENV
+        from condorsim.runtime.zygote import SHARED_ENV, close_all
 
         os.environ.pop(SHARED_ENV, None)
+        close_all()  # this process's connections to it
         shared[0].close()
         shutil.rmtree(shared[1], ignore_errors=True)
     before = session.config.stash.get(_BEFORE, None)

@@ -334,6 +334,14 @@ def zygote_for(python: str, env: dict[str, str], modules: list[str]) -> Zygote:
         return zygote
 
 
+def close_all() -> None:
+    """Close this process's zygotes: its own ones exit (their children keep running), its
+    connections to a shared one are closed."""
+    while _zygotes:
+        _, zygote = _zygotes.popitem()
+        zygote.close()
+
+
 # -- the zygote's side ---------------------------------------------------------------------------
 
 
