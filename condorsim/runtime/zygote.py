@@ -443,9 +443,16 @@ def _fork(msg: bytes, fds: list[int], waiting: dict[int, socket.socket],
         for fd in fds:
             os.close(fd)
         return None
-    answer = socket.socket(fileno=fds[0])
+    try:
+        answer = socket.socket(fileno=fds[0])
+    except OSError:  # not a socket: a broken request, refused without an answer
+        for fd in fds:
+            os.close(fd)
+        return None
     try:
         request = json.loads(msg)
+        if not isinstance(request, dict):
+            raise ValueError("a request is a JSON object")
         pid = os.fork()
     except (OSError, ValueError) as e:
         _send(answer, f"error {e}".encode())

@@ -565,7 +565,7 @@ class Schedd:
             return None
         if isinstance(msg, (m.NEGOTIATE, m.SEND_RESOURCE_REQUEST_LIST, m.PERMISSION_AND_AD,
                             m.REJECTED_WITH_REASON, m.END_NEGOTIATE)):
-            if isinstance(msg, m.NEGOTIATE):
+            if isinstance(msg, m.NEGOTIATE) and id(conn) not in self.negotiations.sessions:
                 conn.at_close(lambda: self.negotiations.close(id(conn)))
             return self.negotiations.handle(id(conn), msg, now)
         if isinstance(msg, m.SHADOW_UPDATE):

@@ -183,3 +183,32 @@ def test_a_shared_zygote_serves_the_processes_that_connect_with_its_settings(
 
 def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+
+
+def test_a_broken_request_is_refused_and_the_zygote_serves_on(probe_dir: Path) -> None:
+    import socket
+
+    z = Zygote(sys.executable, _env(), str(probe_dir), [])
+    err = probe_dir / "probe.stderr"
+    try:
+        for body in (b"not json", b"[1, 2]"):  # with the four descriptors: an error answer
+            answer, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            with open(os.devnull, "rb") as null:
+                socket.send_fds(z._control, [body], [theirs.fileno(), null.fileno(),
+                                                     null.fileno(), null.fileno()])
+            theirs.close()
+            answer.settimeout(10)
+            assert answer.recv(256).startswith(b"error ")
+            answer.close()
+        with open(os.devnull, "rb") as null:  # a descriptor that is no socket: dropped
+            socket.send_fds(z._control, [b"{}"], [null.fileno()] * 4)
+        z._control.send(b"{}")  # no descriptors at all: dropped
+        assert z.alive()
+
+        async def main() -> None:
+            proc, seen = await _start(z, err, "exit", "3")
+            assert seen["probe"] == "yes" and await proc.wait() == 3
+
+        trio.run(main)
+    finally:
+        z.close()
