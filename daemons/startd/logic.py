@@ -19,7 +19,7 @@ import math
 from condorsim.classad import ClassAd
 
 from .machines import MachineSpec
-from .slot import Slot
+from .slot import Slot, literal
 from .states import Activity, State
 
 # activities whose slots the policy loop evaluates at every POLLING_INTERVAL
@@ -72,13 +72,13 @@ class StartdState:
     def slot_ad(self, slot: Slot, now: float) -> ClassAd:
         """The full slot ad the collector gets."""
         ad = slot.ad(now)
-        ad["MyCurrentTime"] = int(now)
         # the machine's load, which HTCondor's startd puts in every slot ad
-        load = sum(s.load_avg() for s in self._on_machine[id(slot.machine)])
-        ad["TotalLoadAvg"] = ad["TotalCondorLoadAvg"] = load
+        load = literal(sum(s.load_avg() for s in self._on_machine[id(slot.machine)]))
         # a simulated machine has no console user: its keyboard and console have been idle
         # since the startd started (HTCondor advertises both in every slot ad)
-        ad["KeyboardIdle"] = ad["ConsoleIdle"] = max(0, int(now) - self.start_time)
+        idle = literal(max(0, int(now) - self.start_time))
+        ad.update({"MyCurrentTime": literal(int(now)), "TotalLoadAvg": load,
+                   "TotalCondorLoadAvg": load, "KeyboardIdle": idle, "ConsoleIdle": idle})
         return ad
 
     def next_deadline(self) -> float | None:

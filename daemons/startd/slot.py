@@ -39,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from condorsim.classad import ClassAd, EvalContext, ExprTree, parse_expr, rank, symmetric_match
+from condorsim.classad._classad import to_tree
 
 from .actions import (
     Action,
@@ -55,6 +56,25 @@ from .machines import MachineSpec
 from .states import Activity, Event, State, next_state
 
 _REQUIREMENTS = parse_expr("START")
+_FALSE = to_tree(False)
+_ZERO = to_tree(0.0)
+
+_LITERALS: dict[tuple[type, object], ExprTree] = {}
+_LITERALS_MAX = 4096
+
+
+def literal(value: str | int | float) -> ExprTree:
+    """The literal tree of ``value``, made once and shared: a slot ad sets the same few
+    values (states, activities, times, claim ids) over and over, and trees are immutable.
+    Floats are keyed by their exact bits (0.0 and -0.0 differ)."""
+    t = type(value)
+    key = (t, value.hex() if t is float else value)  # type: ignore[union-attr]
+    tree = _LITERALS.get(key)
+    if tree is None:
+        if len(_LITERALS) >= _LITERALS_MAX:
+            _LITERALS.clear()
+        tree = _LITERALS[key] = to_tree(value)
+    return tree
 
 
 @dataclass(frozen=True)
@@ -201,41 +221,41 @@ class Slot:
 
         ``with_claim=False`` leaves out what the claim adds (for CLAIM_WORKLIFE, which
         HTCondor evaluates in the slot's configuration ad)."""
-        load = self.load_avg()
+        load = literal(self.load_avg())
         ad = self._template().copy()
+        policy = self.machine.policy
         ad.update({
-            "State": self.state.value, "Activity": self.activity.value,
-            "EnteredCurrentState": int(self.entered_state),
-            "EnteredCurrentActivity": int(self.entered_activity),
+            "State": literal(self.state.value), "Activity": literal(self.activity.value),
+            "EnteredCurrentState": literal(int(self.entered_state)),
+            "EnteredCurrentActivity": literal(int(self.entered_activity)),
             "LoadAvg": load, "CondorLoadAvg": load,
-            "ClaimId": self.offered_claim_id,
+            "ClaimId": literal(self.offered_claim_id),
+            "START": policy["START"], "Rank": policy["RANK"],
+            "CLAIM_WORKLIFE": policy["CLAIM_WORKLIFE"],
+            # a preempting slot takes no further match (the docs: Requirements is False),
+            # nor does a draining one (its START is the draining START, false by default)
+            "Requirements": _FALSE if self.state == State.PREEMPTING or self.draining
+            else _REQUIREMENTS,
         })
-        ad["START"] = self.machine.policy["START"]
-        ad["Rank"] = self.machine.policy["RANK"]
-        ad["CLAIM_WORKLIFE"] = self.machine.policy["CLAIM_WORKLIFE"]
-        # a preempting slot takes no further match (the docs: Requirements is False), nor
-        # does a draining one (its START is the draining START, false by default)
-        ad["Requirements"] = False if self.state == State.PREEMPTING or self.draining \
-            else _REQUIREMENTS
         if self.draining is not None:
             ad["Draining"] = True
             ad["DrainReason"] = self.drain_reason
         claim = self.claim
         if with_claim and claim is not None and self.state in (State.CLAIMED, State.PREEMPTING):
-            ad.update(claim.times(now))
-            ad["CurrentRank"] = claim.rank
-            ad["RemoteOwner"] = claim.user
-            ad["RemoteUser"] = claim.user
+            ad.update({name: literal(v) for name, v in claim.times(now).items()})
+            user = literal(claim.user)
+            ad.update({"CurrentRank": literal(claim.rank), "RemoteOwner": user,
+                       "RemoteUser": user})
             if not claim.fetched:
-                ad["ClientMachine"] = _host(claim.scheduler_addr)
+                ad["ClientMachine"] = literal(_host(claim.scheduler_addr))
             if claim.job_ad is not None:
-                ad["JobId"] = claim.job_id()
-                ad["JobStart"] = int(claim.job_started)
+                ad["JobId"] = literal(claim.job_id())
+                ad["JobStart"] = literal(int(claim.job_started))
                 gjid = claim.job_ad.evaluate("GlobalJobId")
                 if type(gjid) is str:
-                    ad["GlobalJobId"] = gjid
+                    ad["GlobalJobId"] = literal(gjid)
         elif with_claim:
-            ad["CurrentRank"] = 0.0
+            ad["CurrentRank"] = _ZERO
         if len(self.published):
             ad.update(self.published)
         if self.cron_merge is not None:
