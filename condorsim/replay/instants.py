@@ -55,6 +55,9 @@ class ReplayHost(CoordinatorHost):
     others_had_eoi: bool = False
 
     def _apply(self, actions: list[Action]) -> None:
+        if not actions:  # most reports decide nothing (someone is still running)
+            super()._apply(actions)
+            return
         if any(isinstance(a, EndOfInstant) for a in actions) and \
                 isinstance(self.coordinator, ReplayCoordinator):
             self.others_had_eoi = any(

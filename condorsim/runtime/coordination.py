@@ -80,6 +80,7 @@ class _Link:
         self._unpacker = msgpack.Unpacker(use_list=False)
         self._out = bytearray()
         self._pending = trio.Event()
+        self._drained = False  # the last read emptied the socket (as far as it knows)
         self.closed = False
 
     def send(self, obj: tuple[Any, ...]) -> None:
@@ -121,15 +122,22 @@ class _Link:
                 del self._out[:sent]
 
     async def receive(self) -> list[tuple[Any, ...]]:
-        """The next messages from the other end (at least one)."""
+        """The next messages from the other end (at least one).
+
+        The other end sends one message and waits for an answer, so after a batch the
+        socket is almost always empty: wait until it is readable before reading, rather
+        than trying a read that fails first."""
+        wait = self._drained
         while True:
-            try:
-                data = self.sock.recv(65536)
-            except BlockingIOError:
+            if wait:
                 try:
                     await trio.lowlevel.wait_readable(self.sock)
                 except trio.ClosedResourceError:
                     raise LinkClosed("the link was closed here") from None
+            try:
+                data = self.sock.recv(65536)
+            except BlockingIOError:
+                wait = True
                 continue
             except OSError as e:
                 raise LinkClosed(str(e)) from None
@@ -140,11 +148,14 @@ class _Link:
                 batch = [msg for msg in self._unpacker]
             except (ValueError, msgpack.ExtraData) as e:
                 raise LinkClosed(f"not a clock message: {e}") from None
+            # a full read may have left more in the socket: try it at once next time
+            self._drained = len(data) < 65536
             if batch:
                 for msg in batch:
                     if not isinstance(msg, tuple) or not msg or not isinstance(msg[0], int):
                         raise LinkClosed(f"not a clock message: {msg!r}")
                 return batch
+            wait = self._drained
 
     def close(self) -> None:
         if self.sock.fileno() >= 0:
