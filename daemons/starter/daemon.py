@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 import trio
 
-from condorsim.classad import ClassAd, SealedAd
+from condorsim.classad import ClassAd
 from condorsim.hooks import HookLane, JobHooks
 from condorsim.jobs.codes import ShadowExit
 from condorsim.runtime.daemon import DaemonContext
@@ -502,8 +502,7 @@ class Starter:
 
     async def _update(self, inst: _Instance, now: float, periodic: bool = True) -> None:
         assert inst.clock is not None
-        # sealed: REGISTER_JOB_INFO and STARTER_UPDATE carry the same ad, encoded once
-        ad = SealedAd.of(usage_ad(inst.job_ad, inst.clock, now, inst.pid))
+        ad = usage_ad(inst.job_ad, inst.clock, now, inst.pid)
         ad.update(provisioned_ad(inst.slot_ad))
         if periodic:
             submit_update_info(self, self._lane, inst, ad)
