@@ -79,16 +79,18 @@ def test_indexes_agree_with_a_pass_over_the_queue(steps: list[tuple[str, str, in
                 q.submit(owner, text, tmp, "", now)
             elif job is None:
                 continue
-            elif action == "run" and q.status(job) == 1:
-                q.set_status(job, 2, now)
-            elif action == "complete" and q.status(job) == 2:
-                q.set_status(job, 4, now)
-                q.leave(job, now)
+            elif action == "run":
+                if q.status(job) == 1:
+                    q.set_status(job, 2, now)
+            elif action == "complete":
+                if q.status(job) == 2:
+                    q.set_status(job, 4, now)
+                    q.leave(job, now)
             elif action == "prio":
                 q.qedit([f"{job[0]}.{job[1]}"], "", "JobPrio", str(n - 2), "condor", now)
             elif action == "qedit":
                 q.qedit([f"{job[0]}.{job[1]}"], "", "PeriodicHold", "true", "condor", now)
-            elif action != "run":
+            else:
                 q.act(action, [f"{job[0]}.{job[1]}"], "", "", "condor", now)
             _check(q.store, views)
         q.store.close()
