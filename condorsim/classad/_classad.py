@@ -44,11 +44,32 @@ class ClassAdValueError(ClassAdError, ValueError):
     """A Python value that has no ClassAd equivalent (e.g. an int beyond 64 bits)."""
 
 
+_LITERALS: dict[tuple[type, Any], Literal] = {}
+"""The literal tree of each str, int and bool value made lately (keyed with the type: 1
+and true differ; floats are left out, 0.0 and -0.0 being equal keys). Trees are
+immutable, so ads share them, as the wire decoder's literals are shared; bounded."""
+_LITERALS_MAX = 16384
+_LITERAL_MAX_TEXT = 1024
+
+
+def _kept(t: type, value: Any) -> Literal:
+    tree = Literal(value)
+    if t is not str or len(value) <= _LITERAL_MAX_TEXT:
+        if len(_LITERALS) >= _LITERALS_MAX:
+            _LITERALS.clear()  # a bound, not an order: the values in use come back at once
+        _LITERALS[(t, value)] = tree
+    return tree
+
+
 def to_tree(value: Any) -> ExprTree:
     """An ExprTree for a Python value or an ExprTree (returned as is)."""
     if isinstance(value, ExprTree):
         return value
     t = type(value)
+    if t is str or t is int or t is bool:
+        hit = _LITERALS.get((t, value))
+        if hit is not None:  # checked when it was made
+            return hit
     if t is str:
         if "\0" in value:
             raise ClassAdValueError("a ClassAd string cannot contain a NUL character")
@@ -57,13 +78,15 @@ def to_tree(value: Any) -> ExprTree:
                 value.encode("utf-8", "surrogateescape")
             except UnicodeEncodeError:
                 raise ClassAdValueError(f"{value!r} has no byte form (a lone surrogate)") from None
-        return Literal(value)
-    if t is bool or t is float:
+        return _kept(t, value)
+    if t is bool:
+        return _kept(t, value)
+    if t is float:
         return Literal(value)
     if t is int:
         if value < INT_MIN or value > INT_MAX:
             raise ClassAdValueError(f"integer {value} does not fit in 64 bits")
-        return Literal(value)
+        return _kept(t, value)
     if value is UNDEFINED or value is ERROR or t is AbsTime or t is RelTime:
         return Literal(value)
     if value is None:

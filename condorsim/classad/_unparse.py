@@ -25,6 +25,7 @@ their symbols. Long ``&&`` / ``+`` chains are unparsed without recursion.
 from __future__ import annotations
 
 import math
+import re
 from typing import Final
 
 from ._time import abstime_text, reltime_text
@@ -45,8 +46,9 @@ from ._tree import (
 from ._values import ERROR, UNDEFINED, AbsTime, ClassAdValue, RelTime, Value
 
 _RESERVED: Final = frozenset({"true", "false", "undefined", "error", "is", "isnt", "parent"})
-_IDENT_START: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-_IDENT_REST: Final = _IDENT_START | frozenset("0123456789")
+_PLAIN_NAME: Final = re.compile("[A-Za-z_][A-Za-z0-9_]*")
+"""A name that needs no quotes (unless reserved): an ASCII letter or ``_``, then ASCII
+letters, digits and ``_`` (one match per name instead of a step per character)."""
 
 _ESCAPES: Final = {
     0x07: "\\a",
@@ -82,12 +84,7 @@ def quote_string(s: str, delim: str = '"', old_syntax: bool = False) -> str:
 
 def name_text(name: str, old_syntax: bool = False) -> str:
     """An attribute name as ClassAd text: bare when it is a plain identifier."""
-    if (
-        name
-        and name[0] in _IDENT_START
-        and all(c in _IDENT_REST for c in name)
-        and name.lower() not in _RESERVED
-    ):
+    if _PLAIN_NAME.fullmatch(name) and name.lower() not in _RESERVED:
         return name
     return quote_string(name, "'", old_syntax)
 
@@ -280,14 +277,32 @@ class _Unparser:
         out.append(" ]")
 
 
+_OLD_TEXTS: dict[int, tuple[ExprTree, str]] = {}
+_OLD_TEXTS_MAX: Final = 4096
+
+
 def unparse(tree: ExprTree, old_syntax: bool = False) -> str:
-    """Canonical ClassAd text of ``tree`` (new syntax unless ``old_syntax``)."""
+    """Canonical ClassAd text of ``tree`` (new syntax unless ``old_syntax``).
+
+    The old-syntax text of the last trees asked for is kept (by identity; the entry keeps
+    its tree alive, so an id is not reused while it is there), as ``str()`` keeps the new:
+    a job's expressions, shared by the procs of its cluster, printed for each proc's
+    history record."""
     if type(tree) is Literal:
         assert isinstance(tree, Literal)
         return literal_text(tree.value, old_syntax)
+    if old_syntax:
+        hit = _OLD_TEXTS.get(id(tree))
+        if hit is not None and hit[0] is tree:
+            return hit[1]
     unparser = _Unparser(old_syntax)
     unparser.node(tree)
-    return "".join(unparser.out)
+    text = "".join(unparser.out)
+    if old_syntax:
+        if len(_OLD_TEXTS) >= _OLD_TEXTS_MAX:
+            _OLD_TEXTS.clear()  # a bound, not an order: the next prints fill it again
+        _OLD_TEXTS[id(tree)] = (tree, text)
+    return text
 
 
 def pretty_unparse(tree: ExprTree) -> str:

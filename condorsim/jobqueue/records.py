@@ -151,6 +151,8 @@ def parse_key(key: str) -> tuple[int, int]:
 
 def check_word(what: str, word: str) -> None:
     """Refuse a key, attribute name or type that would not survive as one word."""
+    if word.isascii() and word.isprintable() and " " not in word and word:
+        return  # the common case, without a step per character: no space, tab, NUL...
     if not word or any(ch.isspace() or ch == "\0" for ch in word):
         raise JobQueueLogError(f"{what} {word!r} must be a non-empty word without spaces")
 

@@ -26,6 +26,7 @@ interval for its first ALIVE; the startd's lease is MAX_CLAIM_ALIVES_MISSED (6) 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import trio
@@ -42,11 +43,11 @@ from condorsim.jobs.managed import needs_a_slot
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
-from .autocluster import PriorityKeys
+from .autocluster import priority_key
 from .host import ScheddHost
 from .queue import JobQueue, _int
 from .running import mark_running, shadow_exited
-from .store import JobId, QueueWriteError, job_str
+from .store import JobId, QueueWriteError, SortedJobs, job_str
 
 ALIVE_FIRST = 10  # the keep-alive timer's first firing after the schedd starts (s)
 ALIVE_FLOOR = 10  # the shortest keep-alive interval a job's lease can ask for (s)
@@ -79,8 +80,7 @@ class ClaimKeeper:
         self._alive_wakeup = trio.Event()
         self._alive_next = math.inf
         self._alive_limit = trio.CapacityLimiter(ALIVE_CONNECTIONS)
-        self._idle_order: tuple[int, list[JobId]] = (-1, [])
-        self._prio_keys = PriorityKeys()
+        self._idle: SortedJobs[tuple[float, int, int, int]] | None = None
         cfg = self.ctx.config
         # the keep-alive timer's period: ALIVE_INTERVAL, or less for a job with a short lease
         self.alive_interval = cfg.get_int("ALIVE_INTERVAL", 300)
@@ -264,20 +264,16 @@ class ClaimKeeper:
         del self.claims[claim.claim_id]
         self.schedd.start_task(self._release, claim)
 
-    def _idle_by_priority(self) -> list[JobId]:
-        """The idle jobs in priority order, sorted once per state of the queue: the claims
-        reused in one instant (every shadow exit of it) share one sort instead of one each;
-        the idle jobs come from the store's status index, and a job's priority is evaluated
-        again only once it changed. The caller still checks each job as it is now."""
-        q = self.queue
-        version, order = self._idle_order
-        if version != q.store.version:
-            jobs, versions, keys = q.jobs, q.store.job_version, self._prio_keys
-            order = sorted(q.store.by_status.get(JobStatus.IDLE, ()),
-                           key=lambda j: keys.key(j, jobs[j], versions.get(j)))
-            keys.forget_gone(jobs)
-            self._idle_order = (q.store.version, order)
-        return order
+    def _idle_by_priority(self) -> Iterator[JobId]:
+        """The idle jobs in priority order (JobPrio, QDate, job id: unique keys), kept
+        sorted from the store's changes: a job changed since the last look moves to its new
+        place, the others keep theirs (no sort of every idle job per state of the queue).
+        The caller still checks each job as it is now, and walks the order without
+        changing the queue meanwhile."""
+        store = self.queue.store
+        if self._idle is None or self._idle.store is not store:
+            self._idle = SortedJobs(store, JobStatus.IDLE, priority_key)
+        return (job for _, job in self._idle.ordered())
 
     async def _release(self, claim: Claim) -> None:
         await self._to_startd(claim, m.RELEASE_CLAIM(claim_id=claim.claim_id))

@@ -13,6 +13,7 @@ before (HTCondor's count_jobs).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Container
 
 from condorsim.classad import ClassAd
@@ -56,17 +57,42 @@ class OwnerCounts:
         self._shares = Derived(store, _share)
         self._applied: dict[JobId, Share] = {}
         self._members: dict[str, set[JobId]] = {}
+        # per owner, a heap of its jobs' ids (with ids of jobs gone since, dropped as they
+        # reach the top): the owner's first job without a pass over its jobs
+        self._firsts: dict[str, list[JobId]] = {}
         self._totals: dict[str, dict[str, int]] = {}
         self._local: dict[JobId, Share] = {}
 
-    def _apply(self, job: JobId, share: Share, sign: int) -> None:
+    def _join(self, owner: str, job: JobId) -> None:
+        members = self._members.get(owner)
+        if members is None:
+            members = self._members[owner] = set()
+            self._totals[owner] = dict(ZERO_COUNTS)
+            self._firsts[owner] = []
+        if job not in members:
+            members.add(job)
+            heap = self._firsts[owner]
+            heapq.heappush(heap, job)
+            if len(heap) > 2 * len(members) + 64:  # too many gone: rebuild
+                heap[:] = members
+                heapq.heapify(heap)
+
+    def _first(self, owner: str) -> JobId:
+        """The owner's lowest job id now."""
+        heap, members = self._firsts[owner], self._members[owner]
+        while heap[0] not in members:
+            heapq.heappop(heap)
+        return heap[0]
+
+    def _apply(self, job: JobId, share: Share, sign: int, *, same_owner: bool = False) -> None:
+        """Add (``sign`` 1) or take away (-1) a job's share; ``same_owner``: the job stays
+        a member of the owner (its share moves within it)."""
         owner, word, status = share
-        if sign > 0:
-            self._members.setdefault(owner, set()).add(job)
-            self._totals.setdefault(owner, dict(ZERO_COUNTS))
-        else:
-            members = self._members[owner]
-            members.discard(job)
+        if not same_owner:
+            if sign > 0:
+                self._join(owner, job)
+            else:
+                self._members[owner].discard(job)
         if word:
             if sign > 0:
                 self._local[job] = share
@@ -79,6 +105,7 @@ class OwnerCounts:
         if sign < 0 and not self._members[owner]:
             del self._members[owner]
             del self._totals[owner]
+            del self._firsts[owner]
 
     def count(self, running: Container[JobId]) -> dict[str, dict[str, int]]:
         """The counts per owner, owners in the order of their first job in the queue; a
@@ -86,13 +113,14 @@ class OwnerCounts:
         shares = self._shares
         for job in shares.refresh():
             old = self._applied.pop(job, None)
-            if old is not None:
-                self._apply(job, old, -1)
             new = shares.values.get(job)
+            same = old is not None and new is not None and old[0] == new[0]
+            if old is not None:
+                self._apply(job, old, -1, same_owner=same)
             if new is not None:
-                self._apply(job, new, +1)
+                self._apply(job, new, +1, same_owner=same)
                 self._applied[job] = new
-        owners = sorted(self._members, key=lambda o: min(self._members[o]))
+        owners = sorted(self._members, key=self._first)
         out = {owner: dict(self._totals[owner]) for owner in owners}
         for job, (owner, word, status) in self._local.items():
             c = out[owner]

@@ -13,6 +13,7 @@ at start-up. No sockets, no clock: callers pass ``now``.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -365,3 +366,42 @@ class JobSet:
         if changed:
             self._sorted = sorted(self._members)
         return self._sorted
+
+
+K = TypeVar("K")
+
+
+class SortedJobs(Generic[K]):
+    """The jobs of a store with JobStatus ``status``, in the order of ``key(job, ad)``, kept
+    up to date from the store's changes: a job changed since the last look is taken out
+    and put back at its new key (a binary search each), instead of sorting the whole set
+    again. Keys must be unique (e.g. end in the job id), so the order is the one a sort
+    of the whole set would give."""
+
+    def __init__(self, store: JobStore, status: int, key: Callable[[JobId, ClassAd], K]) -> None:
+        self.store = store
+        self.status = status
+        self.key = key
+        self._dirty = store.watch()
+        self._keys: dict[JobId, K] = {}
+        self._order: list[tuple[K, JobId]] = []
+
+    def ordered(self) -> list[tuple[K, JobId]]:
+        """(key, job) of the member jobs in key order; the list is this object's own
+        (read it before the store changes again, do not change it)."""
+        if self._dirty:
+            jobs, keys, order = self.store.jobs, self._keys, self._order
+            for job in self._dirty:
+                old = keys.pop(job, None)
+                if old is not None:
+                    at = bisect_left(order, (old, job))
+                    if at < len(order) and order[at][1] == job:
+                        del order[at]
+                    else:  # a key that does not order (a NaN in it): find it the long way
+                        del order[next(i for i, (_, j) in enumerate(order) if j == job)]
+                ad = jobs.get(job)
+                if ad is not None and job_status(ad) == self.status:
+                    new = keys[job] = self.key(job, ad)
+                    insort(order, (new, job))
+            self._dirty.clear()
+        return self._order
