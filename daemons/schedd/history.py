@@ -27,8 +27,10 @@ def _int(ad: ClassAd, name: str, default: int) -> int:
 
 
 def append_history(path: Path, ad: ClassAd) -> int:
-    """Append one job ad and its banner to the history file at ``path``, durably, in one
-    write; return the offset it starts at (for :func:`unappend_history`).
+    """Append one job ad and its banner to the history file at ``path`` in one write (not
+    synced: HTCondor's AppendHistory flushes the record and never fsyncs it, and the job's
+    leaving the queue is a non-durable commit too); return the offset it starts at (for
+    :func:`unappend_history`).
 
     A write the disk refuses raises JobQueueWriteError (naming the file and the errno)
     after cutting what it wrote, so no torn record is left for the next one to follow."""
@@ -48,7 +50,6 @@ def append_history(path: Path, ad: ClassAd) -> int:
         data = f"{ad.to_long()}*** Offset = {offset} {banner}".encode()
         try:
             write_all(fd, data)
-            writer.sync(fd)
         except OSError as e:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, offset)

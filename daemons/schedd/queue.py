@@ -278,13 +278,13 @@ class JobQueue:
     # -- status changes
 
     def set_status(self, job: JobId, new: int, now: int, extra: dict[str, Any] | None = None,
-                   delete: Iterable[str] = ()) -> None:
+                   delete: Iterable[str] = (), *, durable: bool = True) -> None:
         """Change JobStatus with LastJobStatus and EnteredCurrentStatus, plus ``extra``."""
         changes: dict[str, Any] = {
             "LastJobStatus": self.status(job), "JobStatus": new, "EnteredCurrentStatus": now,
         }
         changes.update(extra or {})
-        self.store.change(job, changes, delete)
+        self.store.change(job, changes, delete, durable=durable)
         self.changed = True
 
     def hold(self, job: JobId, reason: str, code: int, subcode: int, now: int,
@@ -344,7 +344,8 @@ class JobQueue:
         """The job leaves the queue for the history file (HTCondor's DestroyProc)."""
         ad = self.jobs[job]
         if self.status(job) == JobStatus.COMPLETED and _int(ad, "CompletionDate") == 0:
-            self.store.change(job, {"CompletionDate": now})
+            # set in DestroyProc's transaction, which is non-durable
+            self.store.change(job, {"CompletionDate": now}, durable=False)
         if ad.evaluate("LeaveJobInQueue") is True:
             # jobIsFinished: the job stays; JobFinishedHookDone tells whoever waits for it
             # (the job router, for a routed copy) that the schedd is done with it
@@ -363,7 +364,9 @@ class JobQueue:
             self.store.report_write_error(e)
             raise QueueWriteError(f"job {job_str(job)} stays in the queue: {e}") from None
         try:
-            self.store.destroy(job)
+            # non-durable, as HTCondor's DestroyProc: a job that comes back after a crash
+            # is removed again (the history record may then be doubled, as HTCondor's)
+            self.store.destroy(job, durable=False)
         except QueueWriteError:
             unappend_history(self.history_path, offset)
             raise

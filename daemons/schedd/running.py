@@ -55,7 +55,8 @@ def mark_running(q: JobQueue, job: JobId, *, claim_id: str, slot_ad: ClassAd,
     previous = ad.lookup("JobCurrentStartDate")
     if previous is not None:
         extra["JobLastStartDate"] = previous
-    q.set_status(job, JobStatus.RUNNING, now, extra)
+    # non-durable, as HTCondor's mark_serial_job_running and InsertMachineAttrs
+    q.set_status(job, JobStatus.RUNNING, now, extra, durable=False)
     q.has_shadow.add(job)
 
 
@@ -95,7 +96,7 @@ def stop_accounting(q: JobQueue, job: JobId, now: int) -> None:
     q.store.change(job, extra, delete=(
         "RemoteHost", "ClaimId", "PublicClaimId", "StartdIpAddr", "RemotePool",
         "RemoteSlotID", "TransferringInput", "TransferringOutput", "TransferQueued",
-        "ShadowBday"))
+        "ShadowBday"), durable=False)  # delete_shadow_rec's commit is non-durable
     q.has_shadow.discard(job)
 
 

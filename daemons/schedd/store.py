@@ -198,10 +198,10 @@ class JobStore:
     def close(self) -> None:
         self.log.close()
 
-    def _commit(self, ops: Iterable[Op]) -> None:
+    def _commit(self, ops: Iterable[Op], durable: bool = True) -> None:
         self.version += 1
         try:
-            self.log.commit(ops)
+            self.log.commit(ops, durable=None if durable else False)
         except JobQueueWriteError as e:
             self.report_write_error(e)
             raise QueueWriteError(f"cannot write the job queue: {e}") from None
@@ -272,9 +272,12 @@ class JobStore:
         return ids
 
     def change(
-        self, job: JobId, set_: Mapping[str, Any], delete: Iterable[str] = ()
+        self, job: JobId, set_: Mapping[str, Any], delete: Iterable[str] = (), *,
+        durable: bool = True,
     ) -> None:
-        """Set and delete attributes of a job as one durable transaction."""
+        """Set and delete attributes of a job as one transaction: durable (synced to disk
+        before this returns) unless ``durable`` is false, for the commits HTCondor's schedd
+        makes non-durable (``CommitNonDurableTransactionOrDieTrying``)."""
         ad = self.jobs[job]
         key = proc_key(*job)
         texts = {name: text_of(value) for name, value in set_.items()}
@@ -287,7 +290,7 @@ class JobStore:
         stuck = [n for n in gone if cluster_ad is not None and n in cluster_ad]
         if stuck:
             ops += [SetAttr(key, n, "undefined") for n in stuck]
-        self._commit(ops)
+        self._commit(ops, durable)
         for name, value in set_.items():
             ad[name] = value
         for name in gone:
@@ -302,13 +305,13 @@ class JobStore:
             ad[name] = value
         self._index(job)
 
-    def destroy(self, job: JobId) -> ClassAd:
+    def destroy(self, job: JobId, *, durable: bool = True) -> ClassAd:
         """Remove a job from the queue (and its cluster ad with its last proc)."""
         ops: list[Op] = [DestroyAd(proc_key(*job))]
         rest = self.by_cluster.get(job[0], set()) - {job}
         if not rest and cluster_key(job[0]) in self.log.state:
             ops.append(DestroyAd(cluster_key(job[0])))
-        self._commit(ops)
+        self._commit(ops, durable)
         self._unindex(job)
         return self.jobs.pop(job)
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from condorsim.classad import ClassAd
 from condorsim.eventlog import read_events
+from condorsim.jobqueue import writer
 from condorsim.jobs.codes import ShadowExit
 from daemons.schedd.autocluster import AutoClusters
 from daemons.schedd.history import read_history
@@ -133,3 +137,28 @@ def test_shadow_updates_apply_but_only_move_status_between_running_and_suspended
                                      "TotalSuspensions")] == [7, 2, T0 + 5, 1]
     apply_shadow_ad(q, (1, 0), ClassAd.parse("[ JobStatus = 4; ClusterId = 9 ]"), T0 + 6)
     assert ad.evaluate("JobStatus") == 7 and ad.evaluate("ClusterId") == 1
+
+
+def test_the_commits_htcondor_makes_non_durable_are_not_synced(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job's start (mark_serial_job_running), the end of its shadow (delete_shadow_rec)
+    and its leaving the queue (DestroyProc) are HTCondor's non-durable commits, and its
+    history record is flushed, never synced; a hold, or the status the job ends in, is
+    synced before the schedd goes on."""
+    q = _queue(tmp_path)
+    synced: list[str] = []
+    monkeypatch.setattr(writer, "disk_datasync", lambda fd: synced.append(
+        os.readlink(f"/proc/self/fd/{fd}")))
+    _run(q, (1, 0), T0 + 10)
+    assert synced == []
+    final = ClassAd.parse("[ ExitCode = 0; NumJobCompletions = 1 ]")
+    assert shadow_exited(q, (1, 0), ShadowExit.JOB_EXITED, final, T0 + 40) == "completed"
+    # the shadow's final update and the Completed status: two synced commits of the log
+    assert [Path(p).name for p in synced] == ["job_queue.log"] * 2
+    synced.clear()
+    q.hold((1, 1), "by test", 1, 0, T0 + 50)
+    assert [Path(p).name for p in synced] == ["job_queue.log"]
+    # and what was not synced is in the log all the same: a restarted schedd reads it
+    again = JobQueue(tmp_path / "spool")
+    again.open(T0 + 60)
+    assert (1, 0) not in again.jobs and again.jobs[(1, 1)].evaluate("JobStatus") == 5
