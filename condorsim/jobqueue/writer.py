@@ -80,8 +80,8 @@ disk_datasync = os.fdatasync
 
 fsync_on = True
 """HTCondor's CONDOR_FSYNC (default true), process-wide as HTCondor's ``condor_fsync_on``:
-false makes every sync here a no-op -- the job queue log's commits and compactions, the
-history file's records -- trading durability on a power loss for speed. The writes
+false makes every sync here a no-op -- the job queue log's commits and compactions --
+trading durability on a power loss for speed. The writes
 themselves, and their errors, are as before."""
 
 

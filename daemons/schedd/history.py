@@ -15,7 +15,6 @@ import os
 from pathlib import Path
 
 from condorsim.classad import ClassAd, ClassAdError, EvalContext, parse_expr
-from condorsim.jobqueue import writer
 from condorsim.jobqueue.writer import write_all, write_failed
 
 from .store import ScheddError
