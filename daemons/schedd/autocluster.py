@@ -28,6 +28,9 @@ BASE_ATTRS = ("Requirements", "Rank", "ConcurrencyLimits", "RequestCpus", "Reque
 class Request:
     ad: ClassAd
     jobs: list[JobId]
+    #: jobs[:first] are taken already in the negotiation session that holds the request
+    #: (matched in it): the next match looks from here, not from the start
+    first: int = 0
 
 
 def priority_key(job: JobId, ad: ClassAd) -> tuple[float, int, int, int]:
