@@ -38,7 +38,6 @@ from .network import Endpoint, TcpNetwork
 from .participant import Participant
 from .trace import Tracer
 
-
 #: Python's cyclic garbage collector in a daemon: a young collection after 50,000 net
 #: allocations of container objects (Python's default is 700), the older generations after
 #: 20 of the one below them (default 10). Measured in docs/performance.md ("the storm cycle,
