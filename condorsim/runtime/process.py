@@ -17,6 +17,7 @@ daemon ends (a starter kills its jobs' processes with SIGTERM or SIGKILL). A dae
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import signal
 import sys
@@ -36,6 +37,20 @@ from .logs import daemon_logger
 from .network import Endpoint, TcpNetwork
 from .participant import Participant
 from .trace import Tracer
+
+#: Python's cyclic garbage collector in a daemon: a young collection after 50,000 net
+#: allocations of container objects (Python's default is 700), the older generations after
+#: 20 of the one below them (default 10). Measured in docs/performance.md ("the storm cycle,
+#: second pass"); why in docs/runtime.md ("Garbage collection").
+GC_THRESHOLDS = (50_000, 20, 20)
+
+
+def settle_heap() -> None:
+    """Put what the daemon's process holds now (its modules, config, daemon object) in the
+    collector's permanent generation, never scanned again, and collect the rest by
+    :data:`GC_THRESHOLDS`. Called once, after start-up and before the daemon runs."""
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
@@ -121,6 +136,7 @@ def daemon_main(
                 tmp.write_text(f"{address}\n")
                 tmp.replace(args.address_file)
 
+    settle_heap()
     try:
         trio.run(main, clock=clock)
     except KeyboardInterrupt:

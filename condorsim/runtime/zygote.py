@@ -39,6 +39,7 @@ one per session for the suite's ``condorsim replay`` and ``up`` subprocesses).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -581,6 +582,10 @@ def main() -> None:
 
     for package in sys.argv[2:-1]:
         _preload(package)
+    # The preloaded modules are never garbage: out of the cyclic collector's reach in the
+    # zygote and in every child (which settles its own heap again as its daemon starts,
+    # process.settle_heap), so no collection writes to the pages they share.
+    gc.freeze()
     child = _serve(control, listener)
     if child is not None:
         _become(*child)

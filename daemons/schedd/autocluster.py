@@ -20,6 +20,9 @@ from condorsim.jobs.codes import JobStatus
 
 from .store import JobId, text_of
 
+_IDLE = int(JobStatus.IDLE)
+_STAMPED = ("autoclusterid", "autoclusterattrs")
+
 BASE_ATTRS = ("Requirements", "Rank", "ConcurrencyLimits", "RequestCpus", "RequestMemory",
               "RequestDisk", "JobUniverse")
 
@@ -28,6 +31,9 @@ BASE_ATTRS = ("Requirements", "Rank", "ConcurrencyLimits", "RequestCpus", "Reque
 class Request:
     ad: ClassAd
     jobs: list[JobId]
+    #: jobs[:first] are taken already in the negotiation session that holds the request
+    #: (matched in it): the next match looks from here, not from the start
+    first: int = 0
 
 
 def priority_key(job: JobId, ad: ClassAd) -> tuple[float, int, int, int]:
@@ -63,10 +69,10 @@ class AutoClusters:
 
     def __init__(self) -> None:
         self._ids: dict[tuple[str, ...], int] = {}
-        # per job: the significant attributes' trees (by identity) and the signature they
-        # gave -- trees are immutable, so the same trees give the same text
-        self._sigs: dict[JobId, tuple[str, tuple[ExprTree | None, ...], tuple[str, ...]]] = {}
         self._literals: dict[object, ExprTree] = {}
+        # (AutoClusterId tree, AutoClusterAttrs tree) by identity -> an ad of the two; the
+        # trees are _literals' own, kept for the schedd's life
+        self._stamps: dict[tuple[int, int], ClassAd] = {}
         # per job: the store's version of it when last looked at, the attribute list, its
         # priority key and autocluster id then (None: it was not idle)
         self._known: dict[JobId, tuple[int | None, str, tuple[float, int, int, int],
@@ -108,26 +114,32 @@ class AutoClusters:
         attr_list = ",".join(attrs)
         attrs_tree = self._literal(attr_list)
         known = self._known
-        keyed: list[tuple[tuple[float, int, int, int], JobId, bool]] = []
+        keyed: list[tuple[tuple[float, int, int, int], JobId, bool, int | None]] = []
         wanted = set(eligible)
         last = [job for job in self._last_order if job in wanted]
         listed = set(last)
-        for job in (*last, *(job for job in wanted if job not in listed)):
+        if len(wanted) - len(listed) > len(jobs) // 8:
+            # many jobs new to the list (the first cycle over a fresh queue): take them in
+            # the queue's order, mostly their priority order already, so that the sort
+            # below finds long runs instead of the set's scattered order
+            rest = [job for job in jobs if job in wanted and job not in listed]
+        else:
+            rest = [job for job in wanted if job not in listed]
+        for job in (*last, *rest):
             version = versions.get(job) if versions is not None else None
             entry = known.get(job)
             if version is None or entry is None or entry[0] != version or \
                     entry[1] != attr_list:
-                keyed.append((priority_key(job, jobs[job]), job, True))
+                keyed.append((priority_key(job, jobs[job]), job, True, version))
             else:
-                keyed.append((entry[2], job, False))
+                keyed.append((entry[2], job, False, version))
         keyed.sort()
-        self._last_order = [job for _, job, _ in keyed]
+        self._last_order = [entry[1] for entry in keyed]
         ordered: list[tuple[JobId, int]] = []
         lowered = tuple(a.lower() for a in attrs)
-        by_trees: dict[tuple[int, ...], tuple[str, ...]] = {}
-        for key, job, stale in keyed:
+        by_trees: dict[tuple[int, ...], tuple[tuple[str, ...], int]] = {}
+        for key, job, stale, version in keyed:
             if stale:  # classified in priority order: new autocluster ids come in that order
-                version = versions.get(job) if versions is not None else None
                 cid = self._classify(job, jobs[job], lowered, attr_list, attrs_tree, version,
                                      key, by_trees)
             else:
@@ -136,7 +148,6 @@ class AutoClusters:
                 ordered.append((job, cid))
         if len(known) > 2 * len(jobs) + 1000:  # jobs that left the queue
             self._known = {j: v for j, v in known.items() if j in jobs}
-            self._sigs = {j: v for j, v in self._sigs.items() if j in jobs}
         groups: dict[int, Request] = {}
         for job, cid in ordered:
             req = groups.get(cid)
@@ -153,32 +164,41 @@ class AutoClusters:
     def _classify(self, job: JobId, ad: ClassAd, lowered: tuple[str, ...], attr_list: str,
                   attrs_tree: ExprTree, version: int | None,
                   key: tuple[float, int, int, int],
-                  by_trees: dict[tuple[int, ...], tuple[str, ...]]) -> int | None:
+                  by_trees: dict[tuple[int, ...], tuple[tuple[str, ...], int]]) -> int | None:
         """The job's autocluster id (None when it is not idle), remembered with ``version``;
         sets AutoClusterId and AutoClusterAttrs."""
-        if ad.evaluate("JobStatus") != JobStatus.IDLE:
+        if ad.evaluate("JobStatus") != _IDLE:
             self._known[job] = (version, attr_list, key, None)
             return None
+        # the procs of a cluster share their cluster's trees: one signature (and so one
+        # autocluster) per set of trees (by identity; ``by_trees`` lives for one call, while
+        # the ads hold them, and trees are immutable: the same trees give the same text)
         trees = ad.trees(lowered)
-        known = self._sigs.get(job)
-        if known is not None and known[0] == attr_list and all(
-                x is y for x, y in zip(known[1], trees, strict=True)):
-            sig = known[2]
-        else:
-            # the procs of a cluster share their cluster's trees: one signature per set of
-            # trees (by identity; ``by_trees`` lives for one call, while the ads hold them)
-            ids = tuple(map(id, trees))
-            made = by_trees.get(ids)
-            if made is None:
-                made = by_trees[ids] = tuple(text_of(t) if t is not None else "" for t in trees)
-            sig = made
-            self._sigs[job] = (attr_list, trees, sig)
-        cid = self._ids.setdefault((attr_list, *sig), len(self._ids) + 1)
+        ids = tuple(map(id, trees))
+        made = by_trees.get(ids)
+        if made is None:
+            sig = tuple(text_of(t) if t is not None else "" for t in trees)
+            made = by_trees[ids] = (
+                sig, self._ids.setdefault((attr_list, *sig), len(self._ids) + 1))
+        cid = made[1]
         # the same values as before are not set again (a set copies a shared ad)
         cid_tree = self._literal(cid)
-        if ad.lookup("AutoClusterId") is not cid_tree:
+        old_cid, old_attrs = ad.trees(_STAMPED)
+        if old_cid is not cid_tree and old_attrs is not attrs_tree:
+            ad.update(self._stamp(cid_tree, attrs_tree))  # both, in this order, at once
+        elif old_cid is not cid_tree:
             ad["AutoClusterId"] = cid_tree
-        if ad.lookup("AutoClusterAttrs") is not attrs_tree:
+        elif old_attrs is not attrs_tree:
             ad["AutoClusterAttrs"] = attrs_tree
         self._known[job] = (version, attr_list, key, cid)
         return cid
+
+    def _stamp(self, cid_tree: ExprTree, attrs_tree: ExprTree) -> ClassAd:
+        """An ad of AutoClusterId and AutoClusterAttrs (in that order) with these trees."""
+        stamp = self._stamps.get((id(cid_tree), id(attrs_tree)))
+        if stamp is None:
+            stamp = ClassAd()
+            stamp["AutoClusterId"] = cid_tree
+            stamp["AutoClusterAttrs"] = attrs_tree
+            self._stamps[(id(cid_tree), id(attrs_tree))] = stamp
+        return stamp

@@ -114,10 +114,20 @@ class Negotiations:
                 q.store.change(job, {"LastRejMatchReason": msg.reason,
                                      "LastRejMatchTime": now})
             return None
-        for job in req.jobs:
-            if job in session.taken or job not in q.jobs or q.status(job) != JobStatus.IDLE:
+        # the first job of the autocluster not taken in this session and still idle; the
+        # taken ones at its head are passed over once, not at every match (a storm cycle
+        # matches thousands of one autocluster's jobs: scanning from the start each time
+        # cost O(matches^2))
+        jobs, taken = req.jobs, session.taken
+        first = req.first
+        while first < len(jobs) and jobs[first] in taken:
+            first += 1
+        req.first = first
+        for i in range(first, len(jobs)):
+            job = jobs[i]
+            if job in taken or job not in q.jobs or q.status(job) != JobStatus.IDLE:
                 continue
-            session.taken.add(job)
+            taken.add(job)
             slot = msg.slot_ad.evaluate("Name")
             self.log.info("match_received", job=f"{job[0]}.{job[1]}",
                           slot=slot if isinstance(slot, str) else "?",

@@ -114,3 +114,33 @@ def test_procs_of_a_cluster_share_an_autocluster_only_where_their_values_agree(
     assert ids[(1, 4)] == ids[(1, 5)] not in (ids[(1, 0)], ids[(1, 2)])
     assert ids[(2, 0)] == ids[(2, 1)] == ids[(2, 2)] == ids[(1, 0)]
     assert counts == [2, 2, 5]
+
+
+def test_each_match_takes_the_next_job_of_its_autocluster_and_still_sees_the_ones_passed(
+        tmp_path: Path) -> None:
+    # a storm cycle matches thousands of one autocluster's jobs in one session: the jobs
+    # taken are passed over once, while a job skipped because it was held is taken as soon
+    # as it is idle again
+    q, n, matched, log = _setup(tmp_path)
+    q.submit("carol", "executable = /bin/true\nqueue 6\n", "/", "d", T0)
+    n.handle("c", m.NEGOTIATE(submitter="carol@x", ad=ClassAd()), T0)
+    reply = n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=1), T0)
+    assert isinstance(reply, m.RESOURCE_REQUEST_LIST)
+    assert [r.evaluate("_condor_RESOURCE_COUNT") for r in reply.requests] == [6]
+    slot = ClassAd.parse('[ Name = "slot1@e" ]')
+
+    def match() -> None:
+        n.handle("c", m.PERMISSION_AND_AD(claim_id="c", slot_ad=slot, request_index=0), T0)
+
+    match()
+    q.hold((4, 1), "by hand", 1, 0, T0)
+    match()
+    match()
+    assert [a[0] for a in matched] == [(4, 0), (4, 2), (4, 3)]
+    q.release((4, 1), "by hand", T0)
+    match()
+    match()
+    match()
+    match()  # all six taken
+    assert [a[0] for a in matched][3:] == [(4, 1), (4, 4), (4, 5)]
+    assert log.events[-1] == "match_unused"
