@@ -43,27 +43,6 @@ def priority_key(job: JobId, ad: ClassAd) -> tuple[float, int, int, int]:
             qdate if isinstance(qdate, int) else 0, job[0], job[1])
 
 
-class PriorityKeys:
-    """:func:`priority_key` of each job, evaluated again only once the job changed: keyed
-    on the store's ``job_version`` of it, as :meth:`AutoClusters.requests` keys its own."""
-
-    def __init__(self) -> None:
-        self._keys: dict[JobId, tuple[int | None, tuple[float, int, int, int]]] = {}
-
-    def key(self, job: JobId, ad: ClassAd, version: int | None) -> tuple[float, int, int, int]:
-        hit = self._keys.get(job)
-        if hit is not None and version is not None and hit[0] == version:
-            return hit[1]
-        key = priority_key(job, ad)
-        self._keys[job] = (version, key)
-        return key
-
-    def forget_gone(self, jobs: Mapping[JobId, object]) -> None:
-        """Drop the keys of jobs no longer in ``jobs`` once they are many."""
-        if len(self._keys) > 2 * len(jobs) + 1000:
-            self._keys = {j: v for j, v in self._keys.items() if j in jobs}
-
-
 class AutoClusters:
     """Assigns AutoClusterId to jobs and builds the resource-request list."""
 
