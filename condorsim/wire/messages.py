@@ -568,10 +568,13 @@ class SHADOW_START(Message):
 
 @message("SHADOW_UPDATE")
 class SHADOW_UPDATE(Message):
-    """The shadow pushes its dirty job attributes (periodic or immediate)."""
+    """The shadow pushes its dirty job attributes (periodic or immediate). ``durable`` is
+    the commit's flag: false for the periodic push, which HTCondor's shadow commits
+    NONDURABLE (``QmgrJobUpdater::periodicUpdateQ``), true for an immediate one."""
 
     job: str
     ad: ClassAd
+    durable: bool
 
 
 @message("SHADOW_UPDATE_REPLY")

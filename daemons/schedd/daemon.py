@@ -571,7 +571,7 @@ class Schedd:
         if isinstance(msg, m.SHADOW_UPDATE):
             job = self._job(msg.job)
             if job in q.has_shadow:
-                apply_shadow_ad(q, job, msg.ad, now)
+                apply_shadow_ad(q, job, msg.ad, now, durable=msg.durable)
             return m.SHADOW_UPDATE_REPLY(ad=self.claims.take_qedits(job))
         if isinstance(msg, m.SHADOW_EXIT):
             self.claims.shadow_exit(self._job(msg.job), msg.exit_code, msg.ad, now)

@@ -60,14 +60,16 @@ def mark_running(q: JobQueue, job: JobId, *, claim_id: str, slot_ad: ClassAd,
     q.has_shadow.add(job)
 
 
-def apply_shadow_ad(q: JobQueue, job: JobId, ad: ClassAd, now: int) -> None:
-    """Write what a shadow pushed (SHADOW_UPDATE or the final ad) into the queue.
+def apply_shadow_ad(q: JobQueue, job: JobId, ad: ClassAd, now: int, *,
+                    durable: bool = True) -> None:
+    """Write what a shadow pushed (SHADOW_UPDATE or the final ad) into the queue; the
+    periodic push is a non-durable commit (``durable`` false), as HTCondor's.
 
     JobStatus is taken only between Running and Suspended (the schedd decides the rest).
     """
     changes = {name: tree for name, tree in ad.pairs() if name.lower() not in _SHADOW_READONLY}
     if changes:
-        q.store.change(job, changes)
+        q.store.change(job, changes, durable=durable)
         q.changed = True
     status = ad.evaluate("JobStatus")
     if status in (JobStatus.RUNNING, JobStatus.SUSPENDED) and status != q.status(job) and \

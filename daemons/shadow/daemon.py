@@ -294,8 +294,8 @@ class Shadow:
                         inst.next_policy = now + self._policy_interval
                         await self._policy(inst, now)
                     continue
-                if isinstance(msg, _PushNow):
-                    await self._push(inst)
+                if isinstance(msg, _PushNow):  # the periodic push (U_PERIODIC)
+                    await self._push(inst, durable=False)
                     continue
                 if isinstance(msg, m.JOB_EXIT) and inst.abandoned:
                     log.info("abandoned_job_exit", job=job.job, reason=msg.reason)
@@ -460,8 +460,9 @@ class Shadow:
         except EventLogError as e:
             self._ctx.log.warning("user_log_failed", job=job.job, error=str(e))
 
-    async def _push(self, inst: _Instance) -> None:
-        """SHADOW_UPDATE of the dirty attributes; the reply's qedit attributes are taken."""
+    async def _push(self, inst: _Instance, *, durable: bool = True) -> None:
+        """SHADOW_UPDATE of the dirty attributes; the reply's qedit attributes are taken.
+        The periodic push is committed non-durably, as HTCondor's (``durable`` false)."""
         job = inst.job
         if inst.abandoned:
             return
@@ -469,7 +470,7 @@ class Shadow:
         if not len(ad):
             return
         address = await self._schedd()
-        reply = await self._request(address, "schedd", m.SHADOW_UPDATE(job=job.job, ad=ad)) \
+        reply = await self._request(address, "schedd", m.SHADOW_UPDATE(job=job.job, ad=ad, durable=durable)) \
             if address else None
         if isinstance(reply, m.SHADOW_UPDATE_REPLY):
             job.take_qedit(reply.ad)

@@ -38,7 +38,7 @@ def test_every_line_is_the_records_json_text(tmp_path_factory: object, first: li
     msgs = [
         m.PERMISSION_AND_AD(claim_id="c#1", slot_ad=_ad(first), request_index=0),
         m.RESOURCE_REQUEST_LIST(requests=[_ad(first), _ad(second), _ad(first)]),
-        m.SHADOW_UPDATE(job=job, ad=_ad(second)),
+        m.SHADOW_UPDATE(job=job, ad=_ad(second), durable=False),
         m.OK(),
     ]
 

@@ -14,7 +14,13 @@ from condorsim.jobs.codes import ShadowExit
 from daemons.schedd.autocluster import AutoClusters
 from daemons.schedd.history import read_history
 from daemons.schedd.queue import JobQueue
-from daemons.schedd.running import mark_running, recover_after_restart, shadow_exited, update_cron
+from daemons.schedd.running import (
+    apply_shadow_ad,
+    mark_running,
+    recover_after_restart,
+    shadow_exited,
+    update_cron,
+)
 
 T0 = 1_767_225_600
 SUB = "executable = /bin/sleep\nlog = job.log\nrequest_memory = 100\nqueue 2\n"
@@ -141,8 +147,9 @@ def test_shadow_updates_apply_but_only_move_status_between_running_and_suspended
 
 def test_the_commits_htcondor_makes_non_durable_are_not_synced(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A job's start (mark_serial_job_running), the end of its shadow (delete_shadow_rec)
-    and its leaving the queue (DestroyProc) are HTCondor's non-durable commits, and its
+    """A job's start (mark_serial_job_running), the shadow's periodic push (U_PERIODIC),
+    the end of its shadow (delete_shadow_rec) and its leaving the queue (DestroyProc) are
+    HTCondor's non-durable commits, and its
     history record is flushed, never synced; a hold, or the status the job ends in, is
     synced before the schedd goes on."""
     q = _queue(tmp_path)
@@ -150,7 +157,12 @@ def test_the_commits_htcondor_makes_non_durable_are_not_synced(
     monkeypatch.setattr(writer, "disk_datasync", lambda fd: synced.append(
         os.readlink(f"/proc/self/fd/{fd}")))
     _run(q, (1, 0), T0 + 10)
+    apply_shadow_ad(q, (1, 0), ClassAd.parse("[ RemoteUserCpu = 5.0 ]"), T0 + 910,
+                    durable=False)  # the shadow's periodic push
     assert synced == []
+    apply_shadow_ad(q, (1, 0), ClassAd.parse("[ RemoteUserCpu = 6.0 ]"), T0 + 920)
+    assert [Path(p).name for p in synced] == ["job_queue.log"]  # an immediate push
+    synced.clear()
     final = ClassAd.parse("[ ExitCode = 0; NumJobCompletions = 1 ]")
     assert shadow_exited(q, (1, 0), ShadowExit.JOB_EXITED, final, T0 + 40) == "completed"
     # the shadow's final update and the Completed status: two synced commits of the log

@@ -105,7 +105,7 @@ async def test_match_claim_run_reuse_and_release(
         assert start.job_ad.evaluate("Where") == "slot1@exec1"  # $$() expanded
         assert start.job_ad.evaluate("JobStatus") == 2
         async with await pool.connect("schedd", me="shadow") as conn:
-            reply = await conn.request(m.SHADOW_UPDATE(job="1.0", ad=ClassAd.parse(
+            reply = await conn.request(m.SHADOW_UPDATE(job="1.0", durable=True, ad=ClassAd.parse(
                 "[ ImageSize = 2048 ]")))
             assert reply == m.SHADOW_UPDATE_REPLY(ad=ClassAd())
             async with await pool.connect("schedd") as tool:
@@ -113,7 +113,7 @@ async def test_match_claim_run_reuse_and_release(
                                                   value="40 + 2", owner="alice"))
             assert edit == m.ACT_RESULT(done=["1.0"], errors=[])
             # The shadow is told at once and pulls the change with its next update.
-            reply = await conn.request(m.SHADOW_UPDATE(job="1.0", ad=ClassAd()))
+            reply = await conn.request(m.SHADOW_UPDATE(job="1.0", ad=ClassAd(), durable=True))
             assert isinstance(reply, m.SHADOW_UPDATE_REPLY) and str(reply.ad) == \
                 "[ Foo = 40 + 2 ]"
             await trio.sleep(59)

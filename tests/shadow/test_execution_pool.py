@@ -69,6 +69,8 @@ async def test_the_shadow_pushes_dirty_attributes_every_900_seconds(
         await h.schedd.exited.wait()
         pushes = h.schedd.of(m.SHADOW_UPDATE)
         assert [r.t - t0 for r in pushes] == [900, 1800]
+        # committed without a sync, as HTCondor's U_PERIODIC (NONDURABLE)
+        assert [r.msg.durable for r in pushes] == [False, False]
         # Lazy by default: NumJobStarts waits for the first periodic push.
         assert pushes[0].msg.ad.evaluate("NumJobStarts") == 1
         assert pushes[0].msg.ad.evaluate("RemoteUserCpu") == 608.0
@@ -88,3 +90,4 @@ async def test_without_lazy_updates_execution_is_pushed_at_once(
         await h.schedd.exited.wait()
         (push,) = h.schedd.of(m.SHADOW_UPDATE)
         assert push.t == t0 and push.msg.ad.evaluate("NumJobStarts") == 1
+        assert push.msg.durable  # an immediate push is synced before the schedd answers
