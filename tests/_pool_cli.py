@@ -18,20 +18,12 @@ def run_cli(home: Path, *args: str, cwd: Path | None = None) -> subprocess.Compl
 
 
 def wait_for(condition: Callable[[], bool], what: str, seconds: float = 40.0) -> None:
-    """Wait for a condition of real processes, failing after ``seconds`` (never a fixed sleep).
-
-    Between two checks it pauses as long as the last check took (at least 50 ms): a check
-    that runs a tool (a Python process, ~0.5 s of CPU) in a loop would otherwise take a
-    whole core from the pool it waits for, on a 2-core machine."""
+    """Wait for a condition of real processes, failing after ``seconds`` (never a fixed sleep)."""
     end = time.monotonic() + seconds
-    while True:
-        began = time.monotonic()
-        if condition():
-            return
-        now = time.monotonic()
-        if now > end:
+    while not condition():
+        if time.monotonic() > end:
             raise AssertionError(f"timed out after {seconds} s waiting for {what}")
-        time.sleep(min(max(0.05, now - began), 1.0, max(0.0, end - now)))
+        time.sleep(0.05)
 
 
 def collector_pool(home: Path) -> None:
