@@ -6,7 +6,18 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+RUNS = ("first", "second")
+"""tests/replay/test_scenarios.py replays every scenario twice, in these two runs."""
+
+
+def library_names(library: Path) -> list[str]:
+    """The library's scenarios (scenarios/*.toml) and the annotated examples of the format
+    (scenarios/examples/*.toml), as names relative to ``library``."""
+    paths = sorted(library.glob("*.toml")) + sorted((library / "examples").glob("*.toml"))
+    return [p.relative_to(library).as_posix() for p in paths]
 
 
 class LibraryRuns:
@@ -15,7 +26,13 @@ class LibraryRuns:
     tests/replay/test_scenarios.py replays the whole library twice; the hook tests read the
     hook scenarios' runs and tests/report a copy of the tour's (eleven replays fewer). A test
     only reads a kept run (or a copy of it).
-    Thread-safe: test_scenarios.py asks for a few at once."""
+
+    When a run is to ask for them all, :meth:`prefetch` replays them one at a time in a
+    thread of their own from the start of the session: most of the suite's tests run in
+    pytest's one process, on one core, and the replays take the other one instead of
+    waiting for test_scenarios.py (docs/performance.md, "How long `make test` takes").
+    The same thread then does the work test modules ask for (:meth:`also`).
+    Thread-safe: test_scenarios.py asks for a few at once, beside the prefetch."""
 
     def __init__(self, root: Path, library: Path) -> None:
         self.root = root
@@ -23,22 +40,32 @@ class LibraryRuns:
         self._outcomes: dict[tuple[str, str], subprocess.CompletedProcess[str]] = {}
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._todo: list[tuple[str, str]] = []
+        self._then: list[Callable[[], None]] = []
 
     def run_dir(self, name: str, run: str = "first") -> Path:
         """The kept run of ``scenarios/NAME`` (``tour.toml``, ``examples/minimal.toml``)."""
         return self.root / f"{name.replace('/', '-')}.{run}"
 
-    def __call__(self, name: str, run: str = "first") -> subprocess.CompletedProcess[str]:
-        """The replay's outcome (exit status, output), replaying it if nobody has yet."""
+    def _key_lock(self, key: tuple[str, str]) -> threading.Lock:
         with self._lock:
-            lock = self._locks.setdefault((name, run), threading.Lock())
-        with lock:
+            return self._locks.setdefault(key, threading.Lock())
+
+    def _replay(self, name: str, run: str) -> subprocess.CompletedProcess[str]:
+        env = dict(os.environ, CONDOR_CONFIG="/dev/null")
+        return subprocess.run(
+            [sys.executable, "-m", "condorsim.cli", "replay",
+             str(self.library / name), "--keep", str(self.run_dir(name, run))],
+            capture_output=True, text=True, timeout=600, env=env, cwd=self.library.parent)
+
+    def __call__(self, name: str, run: str = "first") -> subprocess.CompletedProcess[str]:
+        """The replay's outcome (exit status, output), replaying it if nobody has yet (or
+        waiting for the prefetch's replay of it, under way)."""
+        with self._key_lock((name, run)):
             if (name, run) not in self._outcomes:
-                env = dict(os.environ, CONDOR_CONFIG="/dev/null")
-                self._outcomes[name, run] = subprocess.run(
-                    [sys.executable, "-m", "condorsim.cli", "replay",
-                     str(self.library / name), "--keep", str(self.run_dir(name, run))],
-                    capture_output=True, text=True, timeout=600, env=env, cwd=self.library.parent)
+                self._outcomes[name, run] = self._replay(name, run)
             return self._outcomes[name, run]
 
     def kept(self, name: str) -> Path:
@@ -46,3 +73,59 @@ class LibraryRuns:
         done = self(name)
         assert done.returncode == 0, done.stdout + done.stderr
         return self.run_dir(name)
+
+    def prefetch(self, keys: Iterable[tuple[str, str]]) -> None:
+        """Replay ``keys`` ((name, run) pairs), in that order, one at a time in a thread,
+        skipping any a test has already made or is making. A replay is the same whoever
+        makes it; a test asking for one under way waits for it (:meth:`__call__`)."""
+        with self._lock:
+            self._todo.extend(keys)
+        self._start()
+
+    def also(self, work: Callable[[], None]) -> None:
+        """Then ``work()`` in the same thread (tests/_prefetch.py: a module's own work)."""
+        with self._lock:
+            self._then.append(work)
+        self._start()
+
+    def drop_replays(self) -> None:
+        """The prefetch replays nothing more (the session is not to ask for them)."""
+        with self._lock:
+            self._todo.clear()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._stop.is_set() or (self._thread is not None and self._thread.is_alive()):
+                return
+            self._thread = threading.Thread(target=self._work, name="prefetch", daemon=True)
+            self._thread.start()
+
+    def _next(self) -> tuple[str, str] | Callable[[], None] | None:
+        with self._lock:
+            if self._stop.is_set():
+                return None
+            if self._todo:
+                return self._todo.pop(0)
+            return self._then.pop(0) if self._then else None
+
+    def _work(self) -> None:
+        while (item := self._next()) is not None:
+            if not isinstance(item, tuple):
+                item()
+                continue
+            lock = self._key_lock(item)
+            if not lock.acquire(blocking=False):
+                continue  # a test is replaying it
+            try:
+                if item not in self._outcomes:
+                    self._outcomes[item] = self._replay(*item)
+            except (OSError, subprocess.SubprocessError):
+                pass  # not kept: the test that asks for it replays it and says why
+            finally:
+                lock.release()
+
+    def stop(self, wait: bool = True) -> None:
+        """Start no more prefetched replays (and wait for the one under way to end)."""
+        self._stop.set()
+        if wait and self._thread is not None:
+            self._thread.join()

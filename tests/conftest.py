@@ -5,6 +5,7 @@ library's scenarios replayed once per run for every test that reads them."""
 from __future__ import annotations
 
 import faulthandler
+import functools
 import os
 import subprocess
 import sys
@@ -14,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _library_runs import LibraryRuns
+from _library_runs import RUNS, LibraryRuns, library_names
+from _prefetch import Once
 
 # hypothesis keeps caches (unicode tables) in a directory of its own: not in the checkout
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY",
@@ -76,8 +78,12 @@ def _compile_the_project() -> None:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[_BEFORE] = _left_in_checkout()
+    where = tempfile.mkdtemp(prefix="condorsim-scenarios-")
+    session.config.stash[_LIBRARY] = LibraryRuns(Path(where), CHECKOUT / "scenarios")
     _compile_the_project()
     _share_a_zygote(session)
+    if _runs_the_whole_library(session.config):
+        _prefetch_the_library(session.config.stash[_LIBRARY])
 
 
 def _share_a_zygote(session: pytest.Session) -> None:
@@ -105,7 +111,59 @@ def _share_a_zygote(session: pytest.Session) -> None:
     os.environ[SHARED_ENV] = path
 
 
+SCENARIOS_TESTS = CHECKOUT / "tests" / "replay" / "test_scenarios.py"
+
+
+def _prefetch_the_library(runs: LibraryRuns) -> None:
+    """tests/replay/test_scenarios.py asks for every scenario of the library, twice: the
+    replays start in the background (LibraryRuns.prefetch), the hook scenarios and the tour
+    first (their tests come before it), then the rest."""
+    names = library_names(runs.library)
+    early = [(name, "first") for name in names if name.startswith("hooks-") or name == "tour.toml"]
+    keys = [(name, run) for name in names for run in RUNS]
+    runs.prefetch(early + [key for key in keys if key not in early])
+
+
+def _runs_the_whole_library(config: pytest.Config) -> bool:
+    """Whether the session is sure to run test_scenarios.py, judged before the collection
+    (which takes some 15 s of CPU on one core): a path given (or the default, tests/)
+    holds it, and nothing (-k, -m, --collect-only) may leave it out."""
+    option = config.option
+    if option.collectonly or option.keyword or option.markexpr or option.deselect \
+            or getattr(option, "lf", False):
+        return False
+    for arg in config.args:
+        path = (config.invocation_params.dir / arg.split("::")[0]).resolve()
+        if "::" not in arg and (path == SCENARIOS_TESTS or path in SCENARIOS_TESTS.parents):
+            return True
+    return False
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The library's prefetch, started at the session's start when the arguments asked for
+    test_scenarios.py, or now that it is collected; dropped if it is not. Then the work of
+    the collected modules that ask for it (``PREFETCH``, tests/_prefetch.py)."""
+    runs = session.config.stash.get(_LIBRARY, None)
+    if runs is None or session.config.option.collectonly:
+        return
+    if any(item.path == SCENARIOS_TESTS for item in session.items):
+        _prefetch_the_library(runs)
+    else:
+        runs.drop_replays()
+    modules = {id(m): m for item in session.items
+               if isinstance(getattr(m := getattr(item, "module", None), "PREFETCH", None), Once)}
+    for module in modules.values():
+        where = runs.root / f"prefetch-{module.__name__}"
+        runs.also(functools.partial(module.PREFETCH.prefetch, where))
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    runs = session.config.stash.get(_LIBRARY, None)
+    if runs is not None:
+        import shutil
+
+        runs.stop()  # before the shared zygote goes
+        shutil.rmtree(runs.root, ignore_errors=True)
     shared = session.config.stash.get(_ZYGOTE, None)
     if shared is not None:
         import shutil
@@ -128,9 +186,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 _BEFORE = pytest.StashKey[set[str] | None]()
 _ZYGOTE = pytest.StashKey[tuple[Any, str]]()
+_LIBRARY = pytest.StashKey[LibraryRuns]()
 
 
 @pytest.fixture(scope="session")
-def library_runs() -> Iterator[LibraryRuns]:
-    with tempfile.TemporaryDirectory(prefix="condorsim-scenarios-") as d:
-        yield LibraryRuns(Path(d), CHECKOUT / "scenarios")
+def library_runs(request: pytest.FixtureRequest) -> LibraryRuns:
+    """The session's kept library replays (made at the session's start; removed at its end)."""
+    return request.config.stash[_LIBRARY]

@@ -27,9 +27,10 @@ JOB_ROUTER_ROUTE_Site1 @=end
   SET Requirements = true
 @end
 """
-# the local slots lack NoSuchThing: the jobs can only run as routed copies
+# the local slots lack NoSuchThing: the jobs can only run as routed copies; they run 20 real
+# seconds at the site (600 simulated), time enough for the tools to see them queued there
 JOBS = """executable = /bin/sleep
-arguments = 900
+arguments = 600
 requirements = TARGET.NoSuchThing =?= true
 +WantJobRouter = True
 log = {log}

@@ -79,7 +79,8 @@ def test_a_pool_with_a_running_job_stops_within_5s_and_the_job_completes_once_af
     assert run_cli(home, "up").returncode == 0
     try:
         assert "1 job(s) submitted" in run_cli(home, "submit", str(sub)).stdout
-        wait_for(lambda: _running(home) and bool(_processes_under(home)), "the job to run", 60)
+        # the job's process first (a look at /proc), then the queue (a `condorsim q`)
+        wait_for(lambda: bool(_processes_under(home)) and _running(home), "the job to run", 60)
         took = _timed_stop(home, stop)
         assert took < LIMIT, f"`{stop}` took {took:.1f} s"
         assert master_pid(home) is None

@@ -13,11 +13,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from _prefetch import Once
 
 from condorsim.replay.runner import replay
 from condorsim.scenario import load_scenario
@@ -88,19 +90,66 @@ def sweep_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=400, env=env, cwd=ROOT)
 
 
-@pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("sweep")
-    (d / "tiny.toml").write_text(BASE)
-    (d / "sweep.toml").write_text(sweep_text(POINTS))
-    (d / "good.toml").write_text(sweep_text(POINTS[:2]))
-    return d
+def sweep_popen(*args: str | Path) -> subprocess.Popen[str]:
+    """`condorsim sweep ARGS` started (:func:`finished` waits for it, as :func:`sweep_cli`)."""
+    env = dict(os.environ, CONDOR_CONFIG="/dev/null")
+    return subprocess.Popen([sys.executable, "-m", "condorsim.cli", "sweep", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, cwd=ROOT)
+
+
+def finished(proc: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
+    try:
+        out, err = proc.communicate(timeout=400)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+Sweeps = dict[str, tuple[subprocess.CompletedProcess[str], Path]]
+
+
+def run_sweeps(files: Path) -> Sweeps:
+    """The sweep files written in ``files``, then the sweep on a LocalCluster and the one on
+    a scheduler and worker started by hand, run side by side: each is mostly one busy
+    process at a time (a cluster starting, a variant's pool, the page's charts), so together
+    they take the two cores of the machine."""
+    files.mkdir(parents=True, exist_ok=True)
+    (files / "tiny.toml").write_text(BASE)
+    (files / "sweep.toml").write_text(sweep_text(POINTS))
+    (files / "good.toml").write_text(sweep_text(POINTS[:2]))
+    local_out, remote_out = files / "local", files / "remote"
+    local = sweep_popen(files / "sweep.toml", "--out", local_out, "--workers", "2")
+    try:
+        with dask_cluster(files / "cluster") as address:
+            remote = finished(sweep_popen(files / "good.toml", "--out", remote_out,
+                                          "--scheduler", address, "--no-reports"))
+    finally:
+        done = finished(local)
+    return {"local": (done, local_out), "remote": (remote, remote_out)}
+
+
+PREFETCH = Once(run_sweeps)
+"""The sweeps, made in the session's background thread while the tests before this module
+run (tests/_prefetch.py; about two minutes of the suite's wall time), or by the fixture."""
 
 
 @pytest.fixture(scope="module")
-def local_run(files: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
-    out = files / "local"
-    return sweep_cli(files / "sweep.toml", "--out", out, "--workers", "2"), out
+def sweeps(tmp_path_factory: pytest.TempPathFactory) -> Sweeps:
+    return PREFETCH(tmp_path_factory.mktemp("sweep"))
+
+
+@pytest.fixture(scope="module")
+def files(sweeps: Sweeps) -> Path:
+    """The directory of tiny.toml, sweep.toml (three variants) and good.toml (two)."""
+    return sweeps["local"][1].parent
+
+
+@pytest.fixture(scope="module")
+def local_run(sweeps: Sweeps) -> tuple[subprocess.CompletedProcess[str], Path]:
+    return sweeps["local"]
 
 
 def literal(text: str) -> Any:
@@ -190,11 +239,13 @@ def test_resume_runs_only_what_is_not_done(
     assert len(pd.read_csv(out / "results.csv")) == 3
 
 
-@pytest.fixture
-def dask_cluster(tmp_path: Path) -> Iterator[str]:
-    """A `dask scheduler` and one `dask worker` on loopback; the scheduler's address."""
+@contextmanager
+def dask_cluster(where: Path) -> Iterator[str]:
+    """A `dask scheduler` and one `dask worker` on loopback, working in ``where``; the
+    scheduler's address."""
+    where.mkdir()
     dask = Path(sys.executable).parent / "dask"
-    info = tmp_path / "scheduler.json"
+    info = where / "scheduler.json"
     env = dict(os.environ, CONDOR_CONFIG="/dev/null")
     procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
                                "--no-dashboard", "--scheduler-file", info],
@@ -210,7 +261,7 @@ def dask_cluster(tmp_path: Path) -> Iterator[str]:
         procs.append(subprocess.Popen(
             [dask, "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard",
              "--host", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            env=env, cwd=tmp_path, start_new_session=True))
+            env=env, cwd=where, start_new_session=True))
         yield address
     finally:
         for proc in reversed(procs):
@@ -223,11 +274,9 @@ def dask_cluster(tmp_path: Path) -> Iterator[str]:
 
 
 def test_a_sweep_on_a_scheduler_and_worker_started_by_hand(
-        dask_cluster: str, files: Path,
-        local_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
-    out = files / "remote"
-    proc = sweep_cli(files / "good.toml", "--out", out, "--scheduler", dask_cluster,
-                     "--no-reports")
+        sweeps: Sweeps, local_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    # `condorsim sweep good.toml --out remote --scheduler ADDRESS --no-reports` (sweeps)
+    proc, out = sweeps["remote"]
     assert proc.returncode == 0, proc.stderr
     assert "2 variants: 2 ran, 0 failed" in proc.stdout
     remote = pd.read_csv(out / "results.csv")
