@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 RUNS = ("first", "second")
@@ -31,7 +31,6 @@ class LibraryRuns:
     thread of their own from the start of the session: most of the suite's tests run in
     pytest's one process, on one core, and the replays take the other one instead of
     waiting for test_scenarios.py (docs/performance.md, "How long `make test` takes").
-    The same thread then does the work test modules ask for (:meth:`also`).
     Thread-safe: test_scenarios.py asks for a few at once, beside the prefetch."""
 
     def __init__(self, root: Path, library: Path) -> None:
@@ -42,8 +41,6 @@ class LibraryRuns:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._todo: list[tuple[str, str]] = []
-        self._then: list[Callable[[], None]] = []
 
     def run_dir(self, name: str, run: str = "first") -> Path:
         """The kept run of ``scenarios/NAME`` (``tour.toml``, ``examples/minimal.toml``)."""
@@ -77,52 +74,29 @@ class LibraryRuns:
     def prefetch(self, keys: Iterable[tuple[str, str]]) -> None:
         """Replay ``keys`` ((name, run) pairs), in that order, one at a time in a thread,
         skipping any a test has already made or is making. A replay is the same whoever
-        makes it; a test asking for one under way waits for it (:meth:`__call__`)."""
-        with self._lock:
-            self._todo.extend(keys)
-        self._start()
+        makes it; a test asking for one under way waits for it (:meth:`__call__`). Once
+        only: a second call does nothing."""
+        if self._thread is not None:
+            return  # already under way
+        todo = list(keys)
 
-    def also(self, work: Callable[[], None]) -> None:
-        """Then ``work()`` in the same thread (tests/_prefetch.py: a module's own work)."""
-        with self._lock:
-            self._then.append(work)
-        self._start()
+        def work() -> None:
+            for key in todo:
+                if self._stop.is_set():
+                    return
+                lock = self._key_lock(key)
+                if not lock.acquire(blocking=False):
+                    continue  # a test is replaying it
+                try:
+                    if key not in self._outcomes:
+                        self._outcomes[key] = self._replay(*key)
+                except (OSError, subprocess.SubprocessError):
+                    pass  # not kept: the test that asks for it replays it and says why
+                finally:
+                    lock.release()
 
-    def drop_replays(self) -> None:
-        """The prefetch replays nothing more (the session is not to ask for them)."""
-        with self._lock:
-            self._todo.clear()
-
-    def _start(self) -> None:
-        with self._lock:
-            if self._stop.is_set() or (self._thread is not None and self._thread.is_alive()):
-                return
-            self._thread = threading.Thread(target=self._work, name="prefetch", daemon=True)
-            self._thread.start()
-
-    def _next(self) -> tuple[str, str] | Callable[[], None] | None:
-        with self._lock:
-            if self._stop.is_set():
-                return None
-            if self._todo:
-                return self._todo.pop(0)
-            return self._then.pop(0) if self._then else None
-
-    def _work(self) -> None:
-        while (item := self._next()) is not None:
-            if not isinstance(item, tuple):
-                item()
-                continue
-            lock = self._key_lock(item)
-            if not lock.acquire(blocking=False):
-                continue  # a test is replaying it
-            try:
-                if item not in self._outcomes:
-                    self._outcomes[item] = self._replay(*item)
-            except (OSError, subprocess.SubprocessError):
-                pass  # not kept: the test that asks for it replays it and says why
-            finally:
-                lock.release()
+        self._thread = threading.Thread(target=work, name="library-prefetch", daemon=True)
+        self._thread.start()
 
     def stop(self, wait: bool = True) -> None:
         """Start no more prefetched replays (and wait for the one under way to end)."""

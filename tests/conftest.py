@@ -5,7 +5,6 @@ library's scenarios replayed once per run for every test that reads them."""
 from __future__ import annotations
 
 import faulthandler
-import functools
 import os
 import subprocess
 import sys
@@ -16,7 +15,6 @@ from typing import Any
 
 import pytest
 from _library_runs import RUNS, LibraryRuns, library_names
-from _prefetch import Once
 
 # hypothesis keeps caches (unicode tables) in a directory of its own: not in the checkout
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY",
@@ -141,20 +139,14 @@ def _runs_the_whole_library(config: pytest.Config) -> bool:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The library's prefetch, started at the session's start when the arguments asked for
-    test_scenarios.py, or now that it is collected; dropped if it is not. Then the work of
-    the collected modules that ask for it (``PREFETCH``, tests/_prefetch.py)."""
+    test_scenarios.py, or now that it is collected; stopped if it is not."""
     runs = session.config.stash.get(_LIBRARY, None)
     if runs is None or session.config.option.collectonly:
         return
     if any(item.path == SCENARIOS_TESTS for item in session.items):
         _prefetch_the_library(runs)
     else:
-        runs.drop_replays()
-    modules = {id(m): m for item in session.items
-               if isinstance(getattr(m := getattr(item, "module", None), "PREFETCH", None), Once)}
-    for module in modules.values():
-        where = runs.root / f"prefetch-{module.__name__}"
-        runs.also(functools.partial(module.PREFETCH.prefetch, where))
+        runs.stop(wait=False)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -19,7 +19,6 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from _prefetch import Once
 
 from condorsim.replay.runner import replay
 from condorsim.scenario import load_scenario
@@ -90,6 +89,15 @@ def sweep_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=400, env=env, cwd=ROOT)
 
 
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("sweep")
+    (d / "tiny.toml").write_text(BASE)
+    (d / "sweep.toml").write_text(sweep_text(POINTS))
+    (d / "good.toml").write_text(sweep_text(POINTS[:2]))
+    return d
+
+
 def sweep_popen(*args: str | Path) -> subprocess.Popen[str]:
     """`condorsim sweep ARGS` started (:func:`finished` waits for it, as :func:`sweep_cli`)."""
     env = dict(os.environ, CONDOR_CONFIG="/dev/null")
@@ -108,18 +116,12 @@ def finished(proc: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
-Sweeps = dict[str, tuple[subprocess.CompletedProcess[str], Path]]
-
-
-def run_sweeps(files: Path) -> Sweeps:
-    """The sweep files written in ``files``, then the sweep on a LocalCluster and the one on
-    a scheduler and worker started by hand, run side by side: each is mostly one busy
-    process at a time (a cluster starting, a variant's pool, the page's charts), so together
-    they take the two cores of the machine."""
-    files.mkdir(parents=True, exist_ok=True)
-    (files / "tiny.toml").write_text(BASE)
-    (files / "sweep.toml").write_text(sweep_text(POINTS))
-    (files / "good.toml").write_text(sweep_text(POINTS[:2]))
+@pytest.fixture(scope="module")
+def sweeps(files: Path) -> dict[str, tuple[subprocess.CompletedProcess[str], Path]]:
+    """The sweep on a LocalCluster and the one on a scheduler and worker started by hand,
+    run side by side: each is mostly one busy process at a time (a cluster starting, a
+    variant's pool, the page's charts), so together they take the two cores of the
+    machine (about a minute less of the suite's wall time than one after the other)."""
     local_out, remote_out = files / "local", files / "remote"
     local = sweep_popen(files / "sweep.toml", "--out", local_out, "--workers", "2")
     try:
@@ -131,24 +133,9 @@ def run_sweeps(files: Path) -> Sweeps:
     return {"local": (done, local_out), "remote": (remote, remote_out)}
 
 
-PREFETCH = Once(run_sweeps)
-"""The sweeps, made in the session's background thread while the tests before this module
-run (tests/_prefetch.py; about two minutes of the suite's wall time), or by the fixture."""
-
-
 @pytest.fixture(scope="module")
-def sweeps(tmp_path_factory: pytest.TempPathFactory) -> Sweeps:
-    return PREFETCH(tmp_path_factory.mktemp("sweep"))
-
-
-@pytest.fixture(scope="module")
-def files(sweeps: Sweeps) -> Path:
-    """The directory of tiny.toml, sweep.toml (three variants) and good.toml (two)."""
-    return sweeps["local"][1].parent
-
-
-@pytest.fixture(scope="module")
-def local_run(sweeps: Sweeps) -> tuple[subprocess.CompletedProcess[str], Path]:
+def local_run(sweeps: dict[str, tuple[subprocess.CompletedProcess[str], Path]]
+              ) -> tuple[subprocess.CompletedProcess[str], Path]:
     return sweeps["local"]
 
 
@@ -274,7 +261,8 @@ def dask_cluster(where: Path) -> Iterator[str]:
 
 
 def test_a_sweep_on_a_scheduler_and_worker_started_by_hand(
-        sweeps: Sweeps, local_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+        sweeps: dict[str, tuple[subprocess.CompletedProcess[str], Path]],
+        local_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     # `condorsim sweep good.toml --out remote --scheduler ADDRESS --no-reports` (sweeps)
     proc, out = sweeps["remote"]
     assert proc.returncode == 0, proc.stderr
