@@ -74,10 +74,7 @@ class LibraryRuns:
     def prefetch(self, keys: Iterable[tuple[str, str]]) -> None:
         """Replay ``keys`` ((name, run) pairs), in that order, one at a time in a thread,
         skipping any a test has already made or is making. A replay is the same whoever
-        makes it; a test asking for one under way waits for it (:meth:`__call__`). Once
-        only: a second call does nothing."""
-        if self._thread is not None:
-            return  # already under way
+        makes it; a test asking for one under way waits for it (:meth:`__call__`)."""
         todo = list(keys)
 
         def work() -> None:
@@ -98,8 +95,8 @@ class LibraryRuns:
         self._thread = threading.Thread(target=work, name="library-prefetch", daemon=True)
         self._thread.start()
 
-    def stop(self, wait: bool = True) -> None:
-        """Start no more prefetched replays (and wait for the one under way to end)."""
+    def stop(self) -> None:
+        """Start no more prefetched replays and wait for the one under way to end."""
         self._stop.set()
-        if wait and self._thread is not None:
+        if self._thread is not None:
             self._thread.join()

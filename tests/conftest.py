@@ -80,8 +80,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[_LIBRARY] = LibraryRuns(Path(where), CHECKOUT / "scenarios")
     _compile_the_project()
     _share_a_zygote(session)
-    if _runs_the_whole_library(session.config):
-        _prefetch_the_library(session.config.stash[_LIBRARY])
 
 
 def _share_a_zygote(session: pytest.Session) -> None:
@@ -109,44 +107,20 @@ def _share_a_zygote(session: pytest.Session) -> None:
     os.environ[SHARED_ENV] = path
 
 
-SCENARIOS_TESTS = CHECKOUT / "tests" / "replay" / "test_scenarios.py"
-
-
-def _prefetch_the_library(runs: LibraryRuns) -> None:
-    """tests/replay/test_scenarios.py asks for every scenario of the library, twice: the
-    replays start in the background (LibraryRuns.prefetch), the hook scenarios and the tour
-    first (their tests come before it), then the rest."""
-    names = library_names(runs.library)
-    early = [(name, "first") for name in names if name.startswith("hooks-") or name == "tour.toml"]
-    keys = [(name, run) for name in names for run in RUNS]
-    runs.prefetch(early + [key for key in keys if key not in early])
-
-
-def _runs_the_whole_library(config: pytest.Config) -> bool:
-    """Whether the session is sure to run test_scenarios.py, judged before the collection
-    (which takes some 15 s of CPU on one core): a path given (or the default, tests/)
-    holds it, and nothing (-k, -m, --collect-only) may leave it out."""
-    option = config.option
-    if option.collectonly or option.keyword or option.markexpr or option.deselect \
-            or getattr(option, "lf", False):
-        return False
-    for arg in config.args:
-        path = (config.invocation_params.dir / arg.split("::")[0]).resolve()
-        if "::" not in arg and (path == SCENARIOS_TESTS or path in SCENARIOS_TESTS.parents):
-            return True
-    return False
-
-
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """The library's prefetch, started at the session's start when the arguments asked for
-    test_scenarios.py, or now that it is collected; stopped if it is not."""
+    """When tests/replay/test_scenarios.py is to run (it asks for every scenario of the
+    library, twice), the replays start now, in the background: the hook scenarios and the
+    tour first (their tests come before it), then the rest."""
     runs = session.config.stash.get(_LIBRARY, None)
     if runs is None or session.config.option.collectonly:
         return
-    if any(item.path == SCENARIOS_TESTS for item in session.items):
-        _prefetch_the_library(runs)
-    else:
-        runs.stop(wait=False)
+    if not any(item.nodeid.startswith("tests/replay/test_scenarios.py::")
+               for item in session.items):
+        return
+    keys = [(name, run) for name in library_names(runs.library) for run in RUNS]
+    early = [(name, "first") for name in library_names(runs.library)
+             if name.startswith("hooks-") or name == "tour.toml"]
+    runs.prefetch(early + [key for key in keys if key not in early])
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
