@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _library_runs import RUNS, LibraryRuns, library_names
+from _library_runs import LibraryRuns
 
 # hypothesis keeps caches (unicode tables) in a directory of its own: not in the checkout
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY",
@@ -76,8 +76,6 @@ def _compile_the_project() -> None:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[_BEFORE] = _left_in_checkout()
-    where = tempfile.mkdtemp(prefix="condorsim-scenarios-")
-    session.config.stash[_LIBRARY] = LibraryRuns(Path(where), CHECKOUT / "scenarios")
     _compile_the_project()
     _share_a_zygote(session)
 
@@ -107,29 +105,7 @@ def _share_a_zygote(session: pytest.Session) -> None:
     os.environ[SHARED_ENV] = path
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """When tests/replay/test_scenarios.py is to run (it asks for every scenario of the
-    library, twice), the replays start now, in the background: the hook scenarios and the
-    tour first (their tests come before it), then the rest."""
-    runs = session.config.stash.get(_LIBRARY, None)
-    if runs is None or session.config.option.collectonly:
-        return
-    if not any(item.nodeid.startswith("tests/replay/test_scenarios.py::")
-               for item in session.items):
-        return
-    keys = [(name, run) for name in library_names(runs.library) for run in RUNS]
-    early = [(name, "first") for name in library_names(runs.library)
-             if name.startswith("hooks-") or name == "tour.toml"]
-    runs.prefetch(early + [key for key in keys if key not in early])
-
-
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    runs = session.config.stash.get(_LIBRARY, None)
-    if runs is not None:
-        import shutil
-
-        runs.stop()  # before the shared zygote goes
-        shutil.rmtree(runs.root, ignore_errors=True)
     shared = session.config.stash.get(_ZYGOTE, None)
     if shared is not None:
         import shutil
@@ -152,10 +128,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 _BEFORE = pytest.StashKey[set[str] | None]()
 _ZYGOTE = pytest.StashKey[tuple[Any, str]]()
-_LIBRARY = pytest.StashKey[LibraryRuns]()
 
 
 @pytest.fixture(scope="session")
-def library_runs(request: pytest.FixtureRequest) -> LibraryRuns:
-    """The session's kept library replays (made at the session's start; removed at its end)."""
-    return request.config.stash[_LIBRARY]
+def library_runs() -> Iterator[LibraryRuns]:
+    with tempfile.TemporaryDirectory(prefix="condorsim-scenarios-") as d:
+        yield LibraryRuns(Path(d), CHECKOUT / "scenarios")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _library_runs import RUNS, LibraryRuns, library_names
+from _library_runs import LibraryRuns
 
 from condorsim.eventlog import read_events
 from condorsim.runtime.trace import read_trace
@@ -26,9 +26,10 @@ pytestmark = pytest.mark.pool
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "scenarios"
 # The library, and the annotated examples of the format (scenarios/examples/).
-NAMES = library_names(LIBRARY)
-SCENARIOS = [LIBRARY / name for name in NAMES]
+SCENARIOS = sorted(LIBRARY.glob("*.toml")) + sorted((LIBRARY / "examples").glob("*.toml"))
+NAMES = [p.relative_to(LIBRARY).as_posix() for p in SCENARIOS]
 AT_ONCE = 3
+RUNS = ("first", "second")
 
 JobEvents = dict[str, list[tuple[str, str, float]]]
 
@@ -61,7 +62,7 @@ def job_messages(run_dir: Path) -> Counter[tuple[object, ...]]:
 def outcomes(library_runs: LibraryRuns) -> dict[tuple[str, str],
                                                  subprocess.CompletedProcess[str]]:
     """Every scenario replayed twice (tests/conftest.py's library_runs: a run another test
-    already asked for, or the session's prefetch already made, is not replayed again)."""
+    already asked for is not replayed again)."""
     keys = [(name, run) for name in NAMES for run in RUNS]
     with ThreadPoolExecutor(AT_ONCE) as pool:
         done = pool.map(lambda key: library_runs(*key), keys)
