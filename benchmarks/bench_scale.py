@@ -161,7 +161,9 @@ class PeakMemory:
                 self.peaks[pid] = max(hwm, self.peaks.get(pid, 0))
                 spent = _cpu_seconds(pid) - self._cpu_before.get(pid, 0.0)
                 self.cpu[pid] = max(spent, self.cpu.get(pid, 0.0))
-                if pid not in self.names:
+                if self.names.get(pid, "zygote") == "zygote":
+                    # a daemon just forked from the zygote shows the zygote's command
+                    # line until it sets its own: look again until it has
                     self.names[pid] = _name(pid)
             if self._stop.wait(self.interval):
                 return
@@ -202,6 +204,8 @@ def _name(pid: int) -> str:
             argv = f.read().split(b"\0")
     except OSError:
         return "?"
+    if b"condorsim.runtime.zygote" in argv[:3]:
+        return "zygote"  # its arguments name the daemons it preloads
     for arg in argv:
         if arg.startswith(b"daemons."):
             return arg.decode(errors="replace").split(".")[1]
