@@ -12,13 +12,15 @@ ids are stable for the schedd's life (a dict from signature to id).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from bisect import bisect_left, insort
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 
 from condorsim.classad import ClassAd, ExprTree
 from condorsim.jobs.codes import JobStatus
 
-from .store import JobId, text_of
+from .store import JobId, JobStore, text_of
 
 _IDLE = int(JobStatus.IDLE)
 _STAMPED = ("autoclusterid", "autoclusterattrs")
@@ -119,8 +121,8 @@ class AutoClusters:
         by_trees: dict[tuple[int, ...], tuple[tuple[str, ...], int]] = {}
         for key, job, stale, version in keyed:
             if stale:  # classified in priority order: new autocluster ids come in that order
-                cid = self._classify(job, jobs[job], lowered, attr_list, attrs_tree, version,
-                                     key, by_trees)
+                cid = self.classify(jobs[job], lowered, attr_list, attrs_tree, by_trees)
+                known[job] = (version, attr_list, key, cid)
             else:
                 cid = known[job][3]
             if cid is not None:
@@ -140,14 +142,14 @@ class AutoClusters:
             out.append(Request(ad=rep, jobs=req.jobs))
         return out
 
-    def _classify(self, job: JobId, ad: ClassAd, lowered: tuple[str, ...], attr_list: str,
-                  attrs_tree: ExprTree, version: int | None,
-                  key: tuple[float, int, int, int],
-                  by_trees: dict[tuple[int, ...], tuple[tuple[str, ...], int]]) -> int | None:
-        """The job's autocluster id (None when it is not idle), remembered with ``version``;
-        sets AutoClusterId and AutoClusterAttrs."""
+    def classify(self, ad: ClassAd, lowered: tuple[str, ...], attr_list: str,
+                 attrs_tree: ExprTree,
+                 by_trees: dict[tuple[int, ...], tuple[tuple[str, ...], int]]) -> int | None:
+        """The job's autocluster id (None when it is not idle); sets AutoClusterId and
+        AutoClusterAttrs. ``lowered``: the significant attributes (lower-cased) of
+        ``attr_list``, whose shared literal is ``attrs_tree``; ``by_trees``: the call's
+        signatures by tree identity."""
         if ad.evaluate("JobStatus") != _IDLE:
-            self._known[job] = (version, attr_list, key, None)
             return None
         # the procs of a cluster share their cluster's trees: one signature (and so one
         # autocluster) per set of trees (by identity; ``by_trees`` lives for one call, while
@@ -169,7 +171,6 @@ class AutoClusters:
             ad["AutoClusterId"] = cid_tree
         elif old_attrs is not attrs_tree:
             ad["AutoClusterAttrs"] = attrs_tree
-        self._known[job] = (version, attr_list, key, cid)
         return cid
 
     def _stamp(self, cid_tree: ExprTree, attrs_tree: ExprTree) -> ClassAd:
@@ -181,3 +182,149 @@ class AutoClusters:
             stamp["AutoClusterAttrs"] = attrs_tree
             self._stamps[(id(cid_tree), id(attrs_tree))] = stamp
         return stamp
+
+
+SortKey = tuple[float, int, JobId]
+"""A job's place in the request order: (-JobPrio, QDate, job id), ordered as
+:func:`priority_key`."""
+
+
+def sort_key(job: JobId, ad: ClassAd) -> SortKey:
+    prio, qdate = ad.evaluate("JobPrio"), ad.evaluate("QDate")
+    return (-(prio if isinstance(prio, (int, float)) else 0),
+            qdate if isinstance(qdate, int) else 0, job)
+
+
+_BATCH = 16  # more changes than this to one sorted list: rebuilt, not bisected
+
+
+class IdleIndex:
+    """The idle jobs the schedd negotiates for, per owner and autocluster, in priority
+    order, kept up to date from the store's changes: a NEGOTIATE costs O(jobs changed since
+    the last one) plus a copy of each autocluster's job list, where
+    :meth:`AutoClusters.requests` walks and sorts every idle job each time.
+
+    It gives the requests :meth:`AutoClusters.requests` gives for the same eligible jobs
+    (``tests/schedd/test_negotiation.py`` compares the two): a job is classified when it is
+    eligible and changed since it was last classified (or the significant attributes
+    changed), in priority order, so new autocluster ids come in the same order; the others
+    keep their autocluster and place.
+    """
+
+    def __init__(self, store: JobStore, autoclusters: AutoClusters,
+                 wanted: Callable[[ClassAd], bool]) -> None:
+        self.store = store
+        self.autoclusters = autoclusters
+        self.wanted = wanted  # needs_a_slot
+        self._dirty = store.watch()
+        # every idle job ``wanted`` holds: its owner and its sort key
+        self._owner: dict[JobId, str | None] = {}
+        self._key: dict[JobId, SortKey] = {}
+        # its autocluster (None: not idle by its JobStatus) once classified; the others
+        # wait in ``_stale`` by owner
+        self._cid: dict[JobId, int | None] = {}
+        self._stale: dict[str | None, set[JobId]] = {}
+        # by owner, by autocluster: the sort keys of the classified jobs, sorted
+        self._lists: dict[str | None, dict[int, list[SortKey]]] = {}
+        self._attr_list: str | None = None
+
+    def _refresh(self) -> None:
+        """Take in the jobs changed, added or gone since the last call."""
+        dirty = self._dirty
+        if not dirty:
+            return
+        jobs = self.store.jobs
+        idle = self.store.by_status.get(_IDLE, set())
+        gone: dict[tuple[str | None, int], set[SortKey]] = {}
+        owners, keys, cids, stale = self._owner, self._key, self._cid, self._stale
+        for job in dirty:
+            key = keys.pop(job, None)
+            if key is not None:
+                owner = owners.pop(job)
+                cid = cids.pop(job, -1)
+                if cid == -1:
+                    stale[owner].discard(job)
+                elif cid is not None:
+                    gone.setdefault((owner, cid), set()).add(key)
+            ad = jobs.get(job)
+            if ad is not None and job in idle and self.wanted(ad):
+                value = ad.evaluate("Owner")
+                owner = value if isinstance(value, str) else None
+                owners[job] = owner
+                keys[job] = sort_key(job, ad)
+                stale.setdefault(owner, set()).add(job)
+        dirty.clear()
+        for (owner, cid), out in gone.items():
+            by_cid = self._lists[owner]
+            sorted_keys = by_cid[cid]
+            if len(out) > _BATCH:
+                sorted_keys[:] = [k for k in sorted_keys if k not in out]
+            else:
+                for k in out:
+                    del sorted_keys[bisect_left(sorted_keys, k)]
+            if not sorted_keys:
+                del by_cid[cid]
+
+    def requests(self, owner: str, extra_attrs: str,
+                 excluded: Iterable[Collection[JobId]]) -> list[Request]:
+        """The requests of ``owner``'s idle jobs, less the jobs in ``excluded`` (those
+        with a shadow, those matched and not yet claimed), as :meth:`AutoClusters.requests`
+        makes them."""
+        self._refresh()
+        ac = self.autoclusters
+        attrs = ac.significant(extra_attrs)
+        attr_list = ",".join(attrs)
+        if attr_list != self._attr_list:  # every job is classified again
+            for job in self._cid:
+                self._stale.setdefault(self._owner[job], set()).add(job)
+            self._cid.clear()
+            self._lists.clear()
+            self._attr_list = attr_list
+        owners = self._owner
+        out_jobs: set[JobId] = set()
+        for jobs_set in excluded:
+            out_jobs.update(j for j in jobs_set if owners.get(j, 0) == owner)
+        by_cid = self._lists.setdefault(owner, {})
+        stale = self._stale.get(owner)
+        if stale:
+            todo = sorted(self._key[j] for j in stale if j not in out_jobs)
+            lowered = tuple(a.lower() for a in attrs)
+            attrs_tree = ac._literal(attr_list)
+            by_trees: dict[tuple[int, ...], tuple[tuple[str, ...], int]] = {}
+            added: dict[int, list[SortKey]] = {}
+            jobs = self.store.jobs
+            cids = self._cid
+            for key in todo:  # in priority order: new autocluster ids come in that order
+                job = key[2]
+                cid = cids[job] = ac.classify(jobs[job], lowered, attr_list, attrs_tree,
+                                              by_trees)
+                if cid is not None:
+                    added.setdefault(cid, []).append(key)
+            stale.difference_update(k[2] for k in todo)
+            for cid, keys in added.items():
+                sorted_keys = by_cid.get(cid)
+                if sorted_keys is None:
+                    by_cid[cid] = keys
+                elif len(keys) > _BATCH:
+                    sorted_keys.extend(keys)
+                    sorted_keys.sort()
+                else:
+                    for k in keys:
+                        insort(sorted_keys, k)
+        hit = {self._cid.get(j) for j in out_jobs}
+        made: list[tuple[SortKey, Request]] = []
+        ads = self.store.jobs
+        for cid, sorted_keys in by_cid.items():
+            if cid in hit:
+                members = [k[2] for k in sorted_keys if k[2] not in out_jobs]
+                if not members:
+                    continue
+                first = self._key[members[0]]
+            else:
+                members = list(map(itemgetter(2), sorted_keys))
+                first = sorted_keys[0]
+            rep = ads[members[0]].copy()
+            rep["_condor_RESOURCE_COUNT"] = len(members)
+            made.append((first, Request(ad=rep, jobs=members)))
+        made.sort(key=itemgetter(0))
+        return [request for _, request in made]

@@ -91,9 +91,6 @@ class ClaimKeeper:
         assert q is not None
         return q
 
-    def is_pending(self, job: JobId) -> bool:
-        return job in self.pending
-
     def claim_of(self, job: JobId) -> Claim | None:
         for claim in self.claims.values():
             if claim.job == job:

@@ -125,7 +125,7 @@ class Schedd:
                 self.reconnector = Reconnector(self, self.claims)
                 self.reconnector.start(recovery.reconnect, now)
                 self.negotiations = Negotiations(
-                    self.queue, matched=self.claims.matched, is_pending=self.claims.is_pending,
+                    self.queue, matched=self.claims.matched, pending=self.claims.pending,
                     before=self._cron_all, ended=self.claims.contact_startds, log=ctx.log)
                 self.cron = ScheddCron(ctx)
                 nursery.start_soon(self.cron.runner.run)

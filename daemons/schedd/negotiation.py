@@ -18,7 +18,7 @@ No I/O: the runner feeds messages and sends the replies.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,9 +28,9 @@ from condorsim.jobs.managed import needs_a_slot
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
-from .autocluster import AutoClusters, Request
+from .autocluster import AutoClusters, IdleIndex, Request
 from .queue import JobQueue
-from .store import Derived, JobId, ScheddError
+from .store import JobId, ScheddError
 
 
 @dataclass
@@ -47,14 +47,15 @@ class Session:
 class Negotiations:
     def __init__(self, queue: JobQueue, *,
                  matched: Callable[[JobId, str, ClassAd, int], None],
-                 is_pending: Callable[[JobId], bool],
+                 pending: Collection[JobId],
                  before: Callable[[int], None], ended: Callable[[], None],
                  log: Any) -> None:
         self.queue = queue
         self.autoclusters = AutoClusters()
-        self._needs_a_slot = Derived(queue.store, needs_a_slot)
+        # the idle jobs that need a slot (service_this_universe), by owner and autocluster
+        self.idle = IdleIndex(queue.store, self.autoclusters, needs_a_slot)
         self.matched = matched
-        self.is_pending = is_pending
+        self.pending = pending
         self.before = before
         self.ended = ended
         self.log = log
@@ -77,13 +78,8 @@ class Negotiations:
                 self.ended()
             self.sessions[key] = session
             self.before(now)  # CronTab times are brought up to date first
-            idle = q.store.by_status.get(JobStatus.IDLE, set()) & \
-                q.store.by_owner.get(owner, set())
-            wanted = self._needs_a_slot
-            eligible = [j for j in idle if j not in q.has_shadow and not self.is_pending(j)
-                        and wanted[j]]
-            session.pending = self.autoclusters.requests(q.jobs, eligible, session.attrs,
-                                                         q.store.job_version)
+            session.pending = self.idle.requests(owner, session.attrs,
+                                                 (q.has_shadow, self.pending))
             return None
         current = self.sessions.get(key)
         if current is None:

@@ -43,7 +43,7 @@ def _events(tmp_path: Path, job: tuple[int, int]) -> list[str]:
 def test_grid_jobs_are_not_negotiated_for(tmp_path: Path) -> None:
     q = _queue(tmp_path)
     seen: list[Any] = []
-    n = Negotiations(q, matched=lambda *a: seen.append(a), is_pending=lambda j: False,
+    n = Negotiations(q, matched=lambda *a: seen.append(a), pending=set(),
                      before=lambda now: None, ended=lambda: None, log=None)
     n.handle("c", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0)
     reply = n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=10), T0)

@@ -36,7 +36,7 @@ def _setup(tmp_path: Path, ended: list[int] | None = None,
     matched: list[tuple[Any, ...]] = []
     log = _Log()
     ends = ended if ended is not None else []
-    n = Negotiations(q, matched=lambda *a: matched.append(a), is_pending=lambda j: False,
+    n = Negotiations(q, matched=lambda *a: matched.append(a), pending=set(),
                      before=lambda now: None, ended=lambda: ends.append(len(matched)),
                      log=log)
     return q, n, matched, log
@@ -101,7 +101,7 @@ def test_procs_of_a_cluster_share_an_autocluster_only_where_their_values_agree(
     q.submit("alice", "executable = /bin/true\nrequest_memory = $(mem)\n"
              "queue mem in (1, 1, 2, 2, 3, 3)\n", "/", "a", T0)
     q.submit("alice", "executable = /bin/true\nrequest_memory = 1\nqueue 3\n", "/", "b", T0)
-    n = Negotiations(q, matched=lambda *a: None, is_pending=lambda j: False,
+    n = Negotiations(q, matched=lambda *a: None, pending=set(),
                      before=lambda now: None, ended=lambda: None, log=_Log())
     n.handle("c", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0)
     reply = n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=50), T0)
@@ -144,3 +144,75 @@ def test_each_match_takes_the_next_job_of_its_autocluster_and_still_sees_the_one
     match()  # all six taken
     assert [a[0] for a in matched][3:] == [(4, 1), (4, 4), (4, 5)]
     assert log.events[-1] == "match_unused"
+
+
+def _old_requests(q: JobQueue, ac: Any, owner: str, attrs: str,
+                  excluded: set[Any]) -> list[Any]:
+    """The requests as the schedd made them before IdleIndex: every idle job of the owner
+    that needs a slot, walked and sorted at each NEGOTIATE."""
+    from condorsim.jobs.codes import JobStatus
+    from condorsim.jobs.managed import needs_a_slot
+
+    idle = q.store.by_status.get(JobStatus.IDLE, set()) & q.store.by_owner.get(owner, set())
+    eligible = [j for j in idle if j not in excluded and needs_a_slot(q.jobs[j])]
+    return ac.requests(q.jobs, eligible, attrs, q.store.job_version)
+
+
+def _seen(q: JobQueue, requests: list[Any]) -> list[Any]:
+    """What a request list says: each request's jobs and ad, and every job's stamps."""
+    stamps = sorted((job, str(ad.get("AutoClusterId")), str(ad.get("AutoClusterAttrs")))
+                    for job, ad in q.jobs.items())
+    return [[(r.jobs, str(r.ad)) for r in requests], stamps]
+
+
+@pytest.mark.parametrize("batch", [0, 16])
+def test_the_kept_index_of_idle_jobs_gives_the_requests_a_walk_of_the_queue_gave(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int) -> None:
+    """IdleIndex keeps the idle jobs by owner and autocluster from the store's changes; a
+    random run of changes (priorities, statuses, requirements, new and removed jobs, jobs
+    with a shadow or a match pending, the significant attributes) gives at every NEGOTIATE
+    the requests and AutoClusterIds the old walk over every idle job gave (its sorted lists
+    changed key by key, or rebuilt: ``batch``)."""
+    import random
+
+    from daemons.schedd import autocluster
+    from daemons.schedd.autocluster import AutoClusters, IdleIndex
+
+    monkeypatch.setattr(autocluster, "_BATCH", batch)
+    rng = random.Random(16)
+    queues = []
+    for side in ("old", "new"):
+        q = JobQueue(tmp_path / side)
+        q.open(T0)
+        queues.append(q)
+    index = IdleIndex(queues[1].store, AutoClusters(), lambda ad: True)
+    old_ac = AutoClusters()
+    owners = ("alice", "bob")
+    for step in range(120):
+        op = rng.random()
+        jobs = sorted(queues[0].jobs)
+        if op < 0.15 or not jobs:
+            owner = rng.choice(owners)
+            text = (f"executable = /bin/true\nrequest_memory = {rng.choice((1, 2, 3))}\n"
+                    f"priority = {rng.choice((0, 0, 5))}\nqueue {rng.randint(1, 4)}\n")
+            for q in queues:
+                q.submit(owner, text, "/", "s", T0 + step)
+        elif op < 0.7:
+            job = rng.choice(jobs)
+            change = rng.choice(({"JobPrio": rng.randint(-3, 3)}, {"JobStatus": 2},
+                                 {"JobStatus": 1}, {"JobStatus": 5},
+                                 {"RequestMemory": rng.choice((1, 2, 4))},
+                                 {"QDate": T0 - rng.randint(0, 9)}))
+            for q in queues:
+                q.store.change(job, change)
+        elif op < 0.8:
+            job = rng.choice(jobs)
+            for q in queues:
+                q.store.destroy(job)
+        else:
+            owner = rng.choice(owners)
+            attrs = rng.choice(("", "", "Memory,Cpus", "Cpus"))
+            excluded = set(rng.sample(jobs, min(len(jobs), rng.randint(0, 3))))
+            old = _old_requests(queues[0], old_ac, owner, attrs, excluded)
+            new = index.requests(owner, attrs, (excluded, set()))
+            assert _seen(queues[1], new) == _seen(queues[0], old), step
