@@ -37,14 +37,15 @@ Two more, for the ads a pool sends again and again unchanged (issue 16, P2: a ne
 asks the collector for every slot ad every cycle): a :class:`SealedAd` (the collector's
 stored ads) keeps its wire form once made, until it is changed; and
 :func:`ad_from_wire_named`, for the ads of a query result, keeps the last ad decoded under
-each ``Name`` with the exact bytes it came from (``msgpack.packb`` of the map: typed, so
-``1``, ``1.0`` and ``true``, or ``0.0`` and ``-0.0``, are different) and hands out a copy
-of it when the same bytes come again. Either gives an ad equal to the one made anew.
+each ``Name`` with the map it came from and hands out a copy of it when the same bytes
+come again (compared as ``msgpack.packb`` would pack them: typed, so ``1``, ``1.0`` and
+``true``, or ``0.0`` and ``-0.0``, are different). Either gives an ad equal to the one made anew.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Final
@@ -295,10 +296,31 @@ def ad_from_wire(mapping: Any) -> ClassAd:
         raise ClassAdWireError("ClassAd nested too deeply") from None
 
 
-# Name -> (the packed map, the ad's attrs, its names), the last ad of each name decoded by
+# Name -> (the map, the ad's attrs, its names), the last ad of each name decoded by
 # ad_from_wire_named; bounded (oldest out first)
-_NAMED: OrderedDict[str, tuple[bytes, dict[str, ExprTree], dict[str, str]]] = OrderedDict()
+_NAMED: OrderedDict[str, tuple[dict[str, Any], dict[str, ExprTree], dict[str, str]]] = \
+    OrderedDict()
 _NAMED_MAX: Final = 50_000
+
+
+def _same_map(new: dict[str, Any], old: dict[str, Any]) -> bool:
+    """Whether two decoded maps are the same bytes on the wire (``msgpack.packb`` of each
+    equal), without packing them: equal, keys in the same order, values of the same types
+    (``1``, ``1.0`` and ``true`` are equal in Python), a zero float of the same sign, and a
+    list (whose items could differ so) compared packed."""
+    if new != old or list(new) != list(old):
+        return False
+    types = list(map(type, new.values()))
+    if types != list(map(type, old.values())):
+        return False
+    if float in types or list in types:
+        for t, a, b in zip(types, new.values(), old.values(), strict=True):
+            if t is float:
+                if a == 0.0 and math.copysign(1.0, a) != math.copysign(1.0, b):
+                    return False
+            elif t is list and msgpack.packb(a) != msgpack.packb(b):
+                return False
+    return True
 
 
 def ad_from_wire_named(mapping: Any) -> ClassAd:
@@ -310,13 +332,9 @@ def ad_from_wire_named(mapping: Any) -> ClassAd:
     name = mapping.get("Name") if type(mapping) is dict else None
     if type(name) is not str:
         return ad_from_wire(mapping)
-    try:
-        packed = msgpack.packb(mapping)
-    except Exception:  # not packable as it came: leave it to the checks
-        return ad_from_wire(mapping)
     hit = _NAMED.get(name)
     ad = SealedAd()
-    if hit is not None and hit[0] == packed:
+    if hit is not None and _same_map(mapping, hit[0]):
         ad._attrs = dict(hit[1])
         ad._names = dict(hit[2])
         ad._wire = mapping
@@ -325,14 +343,7 @@ def ad_from_wire_named(mapping: Any) -> ClassAd:
     ad._attrs, ad._names, ad._wire = fresh._attrs, fresh._names, mapping
     if hit is not None:
         del _NAMED[name]
-    _NAMED[name] = (packed, dict(ad._attrs), dict(ad._names))
-    if len(_NAMED) > _NAMED_MAX:
-        _NAMED.popitem(last=False)
-    return ad
-    ad = ad_from_wire(mapping)
-    if hit is not None:
-        del _NAMED[name]
-    _NAMED[name] = (packed, dict(ad._attrs), dict(ad._names))
+    _NAMED[name] = (mapping, dict(ad._attrs), dict(ad._names))
     if len(_NAMED) > _NAMED_MAX:
         _NAMED.popitem(last=False)
     return ad

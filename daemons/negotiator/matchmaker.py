@@ -349,10 +349,19 @@ def significant_attributes(slots: Iterable[ClassAd], exprs: Iterable[ExprTree | 
     AutoClusterAttrs (HTCondor's ``compute_significant_attrs``).
     """
     found: set[str] = set()
+    # the slots of a pool share their trees: each one's references are listed once (by
+    # identity; the slots hold the trees for the whole call)
+    listed: dict[int, list[tuple[str | None, str, str]]] = {}
+
+    def references(tree: ExprTree) -> list[tuple[str | None, str, str]]:
+        refs = listed.get(id(tree))
+        if refs is None:
+            refs = listed[id(tree)] = [(scope, name, name.lower())
+                                       for scope, name in tree.references()]
+        return refs
 
     def walk(tree: ExprTree, slot: ClassAd | None, seen: set[str]) -> None:
-        for scope, name in tree.references():
-            key = name.lower()
+        for scope, name, key in references(tree):
             if scope == "TARGET":
                 found.add(name)
             elif slot is not None and key in slot and key not in seen:
