@@ -288,8 +288,40 @@ def _decode_pairs(mapping: Any, depth: int, where: str = "") -> list[tuple[str, 
     return pairs
 
 
+_LOWERED: dict[str, str] = {}
+"""Attribute names already checked, each lower-cased (bounded: cleared when full)."""
+_LOWERED_MAX: Final = 16384
+
+
 def ad_from_wire(mapping: Any) -> ClassAd:
     """The ClassAd of a decoded wire map; raises ClassAdWireError on malformed input."""
+    if type(mapping) is dict:  # the common case in one pass: what _decode_pairs checks
+        ad = ClassAd()
+        attrs, names = ad._attrs, ad._names
+        lowered = _LOWERED
+        literal = _literal
+        try:
+            for name, value in mapping.items():
+                key = lowered.get(name) if type(name) is str else None
+                if key is None:
+                    if type(name) is not str or not name or "\0" in name:
+                        raise ClassAdWireError(
+                            f"attribute name {name!r} is not a non-empty string")
+                    if len(lowered) >= _LOWERED_MAX:
+                        lowered.clear()
+                    key = lowered[name] = name.lower()
+                t = type(value)
+                if (t is str and len(value) <= CACHE_MAX_TEXT and "\0" not in value) or \
+                        t is bool or (t is int and INT_MIN <= value <= INT_MAX):
+                    tree = literal(value)
+                else:
+                    tree = _decode(value, name, 0)
+                if key not in names:
+                    names[key] = name
+                attrs[key] = tree
+        except RecursionError:
+            raise ClassAdWireError("ClassAd nested too deeply") from None
+        return ad
     try:
         return ClassAd._from_pairs(_decode_pairs(mapping, 0))
     except RecursionError:

@@ -191,8 +191,9 @@ class Matchmaker:
         trees = self._trees.get(name)
         if trees is None:
             by_id: dict[int, ExprTree] = {}
+            lowered = (name,)  # already lower-cased
             for slot in self.slots.values():
-                tree = slot.lookup(name)
+                tree = slot.trees(lowered)[0]
                 if tree is not None:
                     by_id[id(tree)] = tree
             trees = self._trees[name] = list(by_id.values())
@@ -237,13 +238,11 @@ class Matchmaker:
             return None
         groups = self._groups.get(names)
         if groups is None:
-            order = sorted(names)
+            order = tuple(sorted(names))  # lower-cased
             # trees hash and compare by structure (a literal by its exact value)
             by_key: dict[tuple[ExprTree | None, ...], list[str]] = {}
             for slot_name, slot in self.slots.items():
-                lookup = slot.lookup
-                key = tuple(lookup(n) for n in order)
-                by_key.setdefault(key, []).append(slot_name)
+                by_key.setdefault(slot.trees(order), []).append(slot_name)
             groups = list(by_key.values())
             self._groups[names] = groups
         return groups
