@@ -313,7 +313,7 @@ def ad_from_wire(mapping: Any) -> ClassAd:
                 t = type(value)
                 if (t is str and len(value) <= CACHE_MAX_TEXT and "\0" not in value) or \
                         t is bool or (t is int and INT_MIN <= value <= INT_MAX):
-                    tree = literal(value)
+                    tree: ExprTree = literal(value)
                 else:
                     tree = _decode(value, name, 0)
                 if key not in names:
