@@ -48,7 +48,7 @@ import functools
 import math
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import msgpack
 
@@ -328,29 +328,43 @@ def ad_from_wire(mapping: Any) -> ClassAd:
         raise ClassAdWireError("ClassAd nested too deeply") from None
 
 
-# Name -> (the map, the ad's attrs, its names), the last ad of each name decoded by
-# ad_from_wire_named; bounded (oldest out first)
-_NAMED: OrderedDict[str, tuple[dict[str, Any], dict[str, ExprTree], dict[str, str]]] = \
-    OrderedDict()
+# Name -> the last ad of each name decoded by ad_from_wire_named: the map, the ad's attrs
+# and names, the map's value types and where its floats and lists are; bounded (oldest out
+# first)
+_NAMED: OrderedDict[str, _Named] = OrderedDict()
 _NAMED_MAX: Final = 50_000
 
 
-def _same_map(new: dict[str, Any], old: dict[str, Any]) -> bool:
-    """Whether two decoded maps are the same bytes on the wire (``msgpack.packb`` of each
-    equal), without packing them: equal, keys in the same order, values of the same types
-    (``1``, ``1.0`` and ``true`` are equal in Python), a zero float of the same sign, and a
-    list (whose items could differ so) compared packed."""
-    if new != old or list(new) != list(old):
+class _Named(NamedTuple):
+    wire: dict[str, Any]
+    attrs: dict[str, ExprTree]
+    names: dict[str, str]
+    types: list[type]
+    special: list[int]  # the positions of its floats and lists
+
+
+def _named(wire: dict[str, Any], ad: ClassAd) -> _Named:
+    types = list(map(type, wire.values()))
+    special = [i for i, t in enumerate(types) if t is float or t is list]
+    return _Named(wire, dict(ad._attrs), dict(ad._names), types, special)
+
+
+def _same_map(new: dict[str, Any], old: _Named) -> bool:
+    """Whether ``new`` is the same bytes on the wire as the map of ``old`` (``msgpack.packb``
+    of each equal), without packing them: equal, keys in the same order, values of the same
+    types (``1``, ``1.0`` and ``true`` are equal in Python), a zero float of the same sign,
+    and a list (whose items could differ so) compared packed."""
+    wire = old.wire
+    if new != wire or list(new) != list(wire) or list(map(type, new.values())) != old.types:
         return False
-    types = list(map(type, new.values()))
-    if types != list(map(type, old.values())):
-        return False
-    if float in types or list in types:
-        for t, a, b in zip(types, new.values(), old.values(), strict=True):
-            if t is float:
+    if old.special:
+        values, before = list(new.values()), list(wire.values())
+        for i in old.special:
+            a, b = values[i], before[i]
+            if type(a) is float:
                 if a == 0.0 and math.copysign(1.0, a) != math.copysign(1.0, b):
                     return False
-            elif t is list and msgpack.packb(a) != msgpack.packb(b):
+            elif msgpack.packb(a) != msgpack.packb(b):
                 return False
     return True
 
@@ -366,16 +380,16 @@ def ad_from_wire_named(mapping: Any) -> ClassAd:
         return ad_from_wire(mapping)
     hit = _NAMED.get(name)
     ad = SealedAd()
-    if hit is not None and _same_map(mapping, hit[0]):
-        ad._attrs = dict(hit[1])
-        ad._names = dict(hit[2])
+    if hit is not None and _same_map(mapping, hit):
+        ad._attrs = dict(hit.attrs)
+        ad._names = dict(hit.names)
         ad._wire = mapping
         return ad
     fresh = ad_from_wire(mapping)
     ad._attrs, ad._names, ad._wire = fresh._attrs, fresh._names, mapping
     if hit is not None:
         del _NAMED[name]
-    _NAMED[name] = (mapping, dict(ad._attrs), dict(ad._names))
+    _NAMED[name] = _named(mapping, ad)
     if len(_NAMED) > _NAMED_MAX:
         _NAMED.popitem(last=False)
     return ad

@@ -150,6 +150,9 @@ _CLASSIFY_ATTRS = ("Requirements", "Rank", "State", "Activity", "CurrentRank", "
 """What matching reads of a slot by name, besides what its expressions refer to."""
 
 
+_NO_NAMES: frozenset[str] = frozenset()
+
+
 class _Refs:
     """The names each expression refers to (any scope, lower-cased), by tree identity;
     None for an expression whose names are made at evaluation time."""
@@ -161,6 +164,8 @@ class _Refs:
         known = self._by_tree.get(id(tree))
         if known is not None and known[0] is tree:
             return known[1]
+        if tree.is_literal:  # the most of them (a slot's Name, SlotID ...): no names
+            return _NO_NAMES
         text = str(tree).lower()
         names: frozenset[str] | None = None
         if not any(word in text for word in _DYNAMIC):
