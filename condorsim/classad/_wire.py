@@ -369,6 +369,35 @@ def _same_map(new: dict[str, Any], old: _Named) -> bool:
     return True
 
 
+def _changed(new: dict[str, Any], old: _Named) -> ClassAd | None:
+    """The ad of ``new``, a map with the names of ``old``'s in the same order (a slot ad
+    updated: a few values changed): a value the same as before (by the test of
+    :func:`_same_map`) keeps its tree, the others are decoded and checked. None when a
+    value does not decode (:func:`ad_from_wire` then says why)."""
+    attrs: dict[str, ExprTree] = {}
+    literal = _literal
+    try:
+        for key, tree, name, value, before in zip(old.attrs, old.attrs.values(), new,
+                                                  new.values(), old.wire.values(),
+                                                  strict=True):
+            t = type(value)
+            if t is type(before) and value == before and (
+                    (t is not float or value != 0.0 or
+                     math.copysign(1.0, value) == math.copysign(1.0, before)) and
+                    (t is not list or msgpack.packb(value) == msgpack.packb(before))):
+                attrs[key] = tree
+            elif (t is str and len(value) <= CACHE_MAX_TEXT and "\0" not in value) or \
+                    t is bool or (t is int and INT_MIN <= value <= INT_MAX):
+                attrs[key] = literal(value)
+            else:
+                attrs[key] = _decode(value, name, 0)
+    except (ClassAdWireError, RecursionError):
+        return None
+    ad = ClassAd()
+    ad._attrs, ad._names = attrs, dict(old.names)
+    return ad
+
+
 def ad_from_wire_named(mapping: Any) -> ClassAd:
     """:func:`ad_from_wire`, for the ads of a query result: an ad with a string ``Name``
     that comes again in exactly the same bytes as the last one of that name is a copy of
@@ -385,7 +414,11 @@ def ad_from_wire_named(mapping: Any) -> ClassAd:
         ad._names = dict(hit.names)
         ad._wire = mapping
         return ad
-    fresh = ad_from_wire(mapping)
+    fresh = None
+    if hit is not None and len(hit.attrs) == len(mapping) and list(mapping) == list(hit.wire):
+        fresh = _changed(mapping, hit)
+    if fresh is None:
+        fresh = ad_from_wire(mapping)
     ad._attrs, ad._names, ad._wire = fresh._attrs, fresh._names, mapping
     if hit is not None:
         del _NAMED[name]
