@@ -238,7 +238,18 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
         else:
             items = other.items() if isinstance(other, Mapping) else other
             for name, value in items:
-                self[name] = value
+                # __setitem__'s work inline for the common case (a plain ASCII name); any
+                # other name takes __setitem__ itself, with its checks and errors
+                if type(name) is str and name and name.isascii() and "\0" not in name:
+                    tree = value if isinstance(value, ExprTree) else to_tree(value)
+                    if self._shared:
+                        self._own()
+                    key = name.lower()
+                    if key not in self._names:
+                        self._names[key] = name
+                    self._attrs[key] = tree
+                else:
+                    self[name] = value
         for name, value in kwargs.items():
             self[name] = value
 
