@@ -159,7 +159,7 @@ def _encode_pairs(pairs: Iterable[tuple[str, ExprTree]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, tree in pairs:
         if type(tree) is Literal:  # _encode_tree's first case inline: most values are these
-            value = tree.value  # type: ignore[attr-defined]
+            value = tree.value
             t = type(value)
             if t is int or t is bool or t is float or (t is str and value.isascii()):
                 out[name] = value
