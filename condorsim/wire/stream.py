@@ -226,14 +226,7 @@ class MessageStream(trio.abc.AsyncResource):
             return False
         raw = self._raw
         if raw is not None:  # the socket itself: no socket object made per look
-            if raw.fileno() < 0:
-                return True
-            try:
-                return raw.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-            except (BlockingIOError, InterruptedError):
-                return False
-            except OSError:  # reset, or not connected any more
-                return True
+            return raw.fileno() < 0 or _reads_eof(raw)
         try:
             fd = self._stream.socket.fileno()
         except OSError:
@@ -242,11 +235,7 @@ class MessageStream(trio.abc.AsyncResource):
             return True
         sock = socket.socket(fileno=fd)
         try:
-            return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-        except (BlockingIOError, InterruptedError):
-            return False
-        except OSError:  # reset, or not connected any more
-            return True
+            return _reads_eof(sock)
         finally:
             sock.detach()
 
@@ -257,6 +246,16 @@ class MessageStream(trio.abc.AsyncResource):
             self._stream.socket.close()  # type: ignore[attr-defined]
             return
         await self._stream.aclose()
+
+
+def _reads_eof(sock: socket.socket) -> bool:
+    """Whether a peek at ``sock`` finds the peer gone (closed, reset, not connected)."""
+    try:
+        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError:  # reset, or not connected any more
+        return True
 
 
 async def request(stream: MessageStream, msg: Message) -> Message:
