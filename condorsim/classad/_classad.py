@@ -183,7 +183,10 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
             raise ClassAdValueError(f"attribute names are non-empty strings, not {name!r}")
         if not name.isascii():
             to_tree(name)  # same byte-form check as for string values
-        tree = to_tree(value)
+        self._store(name, to_tree(value))
+
+    def _store(self, name: str, tree: ExprTree) -> None:
+        """Set a checked ``name`` to ``tree``; a name already present keeps its spelling."""
         if self._shared:
             self._own()
         key = name.lower()
@@ -238,7 +241,12 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
         else:
             items = other.items() if isinstance(other, Mapping) else other
             for name, value in items:
-                self[name] = value
+                # __setitem__'s work inline for the common case (a plain ASCII name); any
+                # other name takes __setitem__ itself, with its checks and errors
+                if type(name) is str and name and name.isascii() and "\0" not in name:
+                    self._store(name, value if isinstance(value, ExprTree) else to_tree(value))
+                else:
+                    self[name] = value
         for name, value in kwargs.items():
             self[name] = value
 

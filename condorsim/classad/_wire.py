@@ -47,7 +47,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final, NamedTuple
 
 import msgpack
@@ -156,8 +156,17 @@ def _encode_tree(tree: ExprTree) -> Any:
     return encoded
 
 
-def _encode_pairs(pairs: list[tuple[str, ExprTree]]) -> dict[str, Any]:
-    return {name: _encode_tree(tree) for name, tree in pairs}
+def _encode_pairs(pairs: Iterable[tuple[str, ExprTree]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, tree in pairs:
+        if type(tree) is Literal:  # _encode_tree's first case inline: most values are these
+            value = tree.value
+            t = type(value)
+            if t is int or t is bool or t is float or (t is str and value.isascii()):
+                out[name] = value
+                continue
+        out[name] = _encode_tree(tree)
+    return out
 
 
 class SealedAd(ClassAd):
@@ -202,9 +211,9 @@ def ad_to_wire(ad: ClassAd) -> dict[str, Any]:
         assert isinstance(ad, SealedAd)
         wire = ad._wire
         if wire is None:
-            wire = ad._wire = _encode_pairs(ad.pairs())
+            wire = ad._wire = _encode_pairs(zip(ad._names.values(), ad._attrs.values(), strict=True))
         return wire
-    return _encode_pairs(ad.pairs())
+    return _encode_pairs(zip(ad._names.values(), ad._attrs.values(), strict=True))
 
 
 def _decode(value: Any, attr: str, depth: int) -> ExprTree:

@@ -26,6 +26,7 @@ test per message.
 
 from __future__ import annotations
 
+import errno
 import socket
 from collections.abc import Callable
 
@@ -39,6 +40,26 @@ RECEIVE_SIZE = 64 * 1024
 """Most bytes asked of the underlying stream per ``receive_some``."""
 
 MessageCallback = Callable[[Message], object]
+
+_CLOSED_ERRNOS = (errno.EBADF, errno.ENOTSOCK)
+"""What trio's SocketStream reads as "this socket was already closed" (ClosedResourceError)."""
+
+
+def _raw_socket(stream: trio.abc.Stream) -> socket.socket | None:
+    """The stdlib socket under a trio TCP stream, for the fast paths of :class:`MessageStream`
+    (None for any other stream: memory streams keep trio's own calls)."""
+    if type(stream) is not trio.SocketStream:
+        return None
+    raw = getattr(stream.socket, "_sock", None)
+    return raw if isinstance(raw, socket.socket) else None
+
+
+def _os_error(e: OSError, doing: str) -> Exception:
+    """The error trio's SocketStream would raise for ``e`` (as MessageStream turns it)."""
+    if e.errno in _CLOSED_ERRNOS:
+        return trio.ClosedResourceError("this socket was already closed")
+    return ConnectionClosed(
+        f"connection broken while {doing}: socket connection broken: {e}", clean=False)
 
 
 class ConnectionClosed(trio.EndOfChannel):
@@ -83,6 +104,8 @@ class MessageStream(trio.abc.AsyncResource):
         self._on_received = on_received
         self._broken: ProtocolError | None = None
         self._send_interrupted = False
+        self._raw = _raw_socket(stream)
+        self._sending = False  # a send is waiting for the socket to take the rest of a frame
         self.stamp: Stamp | None = None
         """The virtual-time stamp of the message :meth:`receive` returned last, if it had one."""
 
@@ -107,8 +130,28 @@ class MessageStream(trio.abc.AsyncResource):
             raise ConnectionClosed("an earlier send was interrupted mid-frame", clean=False)
         # Until send_all returns: a cancelled send_all may leave half a frame on the wire.
         self._send_interrupted = True
+        frame = encode_frame(payload)
+        raw = self._raw
         try:
-            await self._stream.send_all(encode_frame(payload))
+            if raw is None or self._sending or self._stream.socket.did_shutdown_SHUT_WR:  # type: ignore[attr-defined]
+                await self._stream.send_all(frame)
+            else:
+                # The fast path: the socket takes the whole frame at once (the common case
+                # on loopback), with no trip through trio's scheduler; what it does not
+                # take is written by trio's send_all, which waits for the socket.
+                await trio.lowlevel.checkpoint_if_cancelled()
+                try:
+                    sent = raw.send(frame)
+                except BlockingIOError:
+                    sent = 0
+                except OSError as e:
+                    raise _os_error(e, "sending") from None
+                if sent < len(frame):
+                    self._sending = True
+                    try:
+                        await self._stream.send_all(memoryview(frame)[sent:])
+                    finally:
+                        self._sending = False
         except trio.BrokenResourceError as e:
             raise ConnectionClosed(f"connection broken while sending: {e}", clean=False) from e
         self._send_interrupted = False
@@ -124,14 +167,12 @@ class MessageStream(trio.abc.AsyncResource):
         if self._broken is not None:
             raise self._broken
         decoder = self._decoder
-        # As trio's own channels do: a cancel point first, then take a buffered frame
-        # and let other tasks run without losing it to a cancellation.
+        # A cancel point first; a buffered frame is then taken without a trip through
+        # trio's scheduler (nor is one made after a read the socket answered at once).
         await trio.lowlevel.checkpoint_if_cancelled()
         try:
             payload = decoder.next_frame()
-            if payload is not None:
-                await trio.lowlevel.cancel_shielded_checkpoint()
-            else:
+            if payload is None:
                 payload = await self._receive_frame()
             msg, self.stamp = decode_stamped(payload)
         except ProtocolError as e:
@@ -143,9 +184,19 @@ class MessageStream(trio.abc.AsyncResource):
 
     async def _receive_frame(self) -> bytes:
         decoder = self._decoder
+        raw = self._raw
         while True:
             try:
-                data = await self._stream.receive_some(RECEIVE_SIZE)
+                if raw is None:
+                    data = await self._stream.receive_some(RECEIVE_SIZE)
+                else:  # the fast path: read what is there; wait only when nothing is
+                    try:
+                        data = raw.recv(RECEIVE_SIZE)
+                    except BlockingIOError:
+                        await trio.lowlevel.wait_readable(raw)
+                        continue
+                    except OSError as e:
+                        raise _os_error(e, "receiving") from None
             except trio.BrokenResourceError as e:
                 raise ConnectionClosed(
                     f"connection broken while receiving: {e}", clean=False
@@ -173,6 +224,9 @@ class MessageStream(trio.abc.AsyncResource):
             return self._broken is not None
         if not isinstance(self._stream, trio.SocketStream):
             return False
+        raw = self._raw
+        if raw is not None:  # the socket itself: no socket object made per look
+            return raw.fileno() < 0 or _reads_eof(raw)
         try:
             fd = self._stream.socket.fileno()
         except OSError:
@@ -181,17 +235,27 @@ class MessageStream(trio.abc.AsyncResource):
             return True
         sock = socket.socket(fileno=fd)
         try:
-            return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-        except (BlockingIOError, InterruptedError):
-            return False
-        except OSError:  # reset, or not connected any more
-            return True
+            return _reads_eof(sock)
         finally:
             sock.detach()
 
     async def aclose(self) -> None:
         """Close the underlying stream (gracefully for TCP; idempotent)."""
+        if self._raw is not None:
+            # what SocketStream.aclose does, without its trip through trio's scheduler
+            self._stream.socket.close()  # type: ignore[attr-defined]
+            return
         await self._stream.aclose()
+
+
+def _reads_eof(sock: socket.socket) -> bool:
+    """Whether a peek at ``sock`` finds the peer gone (closed, reset, not connected)."""
+    try:
+        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError:  # reset, or not connected any more
+        return True
 
 
 async def request(stream: MessageStream, msg: Message) -> Message:

@@ -27,6 +27,7 @@ class Collector:
     def __init__(self) -> None:
         self.state: CollectorState | None = None
         self._wakeup = trio.Event()
+        self._expiry_waited: int | None = None  # the next_expiry the expire loop waits for
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self.state = CollectorState(lifetime=ctx.config.get_int("CLASSAD_LIFETIME", 900))
@@ -75,7 +76,7 @@ class Collector:
     async def _expire_loop(self) -> None:
         assert self.state is not None
         while True:
-            nxt = self.state.next_expiry()
+            nxt = self._expiry_waited = self.state.next_expiry()
             with trio.move_on_at(nxt if nxt is not None else float("inf")):
                 await self._wakeup.wait()
             self._wakeup = trio.Event()
@@ -91,7 +92,10 @@ class Collector:
             if command in UPDATE_COMMANDS or isinstance(msg, m.UPDATE_AD_GENERIC):
                 ad = msg.ad  # type: ignore[attr-defined]
                 self.state.update(adtype_for_command(command, ad), ad, now)
-                self._wakeup.set()
+                # the expire loop waits for the next expiry; wake it only when that moved
+                # (most updates replace an ad whose deadline is not the first)
+                if self.state.next_expiry() != self._expiry_waited:
+                    self._wakeup.set()
                 return  # updates are one-way, as in HTCondor
             if command in QUERY_COMMANDS or isinstance(msg, m.QUERY_GENERIC_ADS):
                 adtype = getattr(msg, "adtype", None) or QUERY_COMMANDS[command]

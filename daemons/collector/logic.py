@@ -37,6 +37,7 @@ from condorsim.classad import (
     SealedAd,
     parse_expr,
 )
+from condorsim.classad._classad import to_tree
 
 from .keys import ANY_ADTYPE, AdKey, CollectorError, canonical_adtype, make_key
 
@@ -56,6 +57,8 @@ class _Entry:
 
 
 def _literal(value: int | str) -> ExprTree:
+    if type(value) is int:  # LastHeardFrom of every update: the kept literal tree, not a parse
+        return to_tree(value)
     text = str(value) if isinstance(value, int) else '"' + value.replace("\\", "\\\\").replace(
         '"', '\\"'
     ) + '"'

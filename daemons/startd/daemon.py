@@ -185,29 +185,39 @@ class Startd:
     # -- collector updates ---------------------------------------------------------------
 
     async def _send_to_collector(self, msg: Message) -> None:
-        async with self._collector_lock:
-            conn = self._collector_conn
-            if conn is not None and conn.peer_closed():
-                # DCCollector::sendTCPUpdate: the collector closed our cached connection
-                # (it restarted): send the update on a new one instead of losing it
-                self._ctx.log.info("collector_reconnect",
-                                   reason="the collector closed the cached connection")
-                self._collector_conn = None
-                with trio.CancelScope(shield=True):
-                    try:
-                        await conn.aclose()
-                    except _NET_ERRORS:
-                        pass
-            for _attempt in range(2):
+        lock = self._collector_lock
+        if lock.locked():
+            await lock.acquire()
+        else:  # free: taken without a trip through trio's scheduler (one per ad sent)
+            lock.acquire_nowait()
+        try:
+            await self._send_to_collector_locked(msg)
+        finally:
+            lock.release()
+
+    async def _send_to_collector_locked(self, msg: Message) -> None:
+        conn = self._collector_conn
+        if conn is not None and conn.peer_closed():
+            # DCCollector::sendTCPUpdate: the collector closed our cached connection
+            # (it restarted): send the update on a new one instead of losing it
+            self._ctx.log.info("collector_reconnect",
+                               reason="the collector closed the cached connection")
+            self._collector_conn = None
+            with trio.CancelScope(shield=True):
                 try:
-                    if self._collector_conn is None:
-                        self._collector_conn = await self._ctx.connect(
-                            self._ctx.collector_address(), "collector")
-                    await self._collector_conn.send(msg)
-                    return
-                except _NET_ERRORS as e:
-                    self._collector_conn = None
-                    self._ctx.log.warning("collector_update_failed", error=str(e))
+                    await conn.aclose()
+                except _NET_ERRORS:
+                    pass
+        for _attempt in range(2):
+            try:
+                if self._collector_conn is None:
+                    self._collector_conn = await self._ctx.connect(
+                        self._ctx.collector_address(), "collector")
+                await self._collector_conn.send(msg)
+                return
+            except _NET_ERRORS as e:
+                self._collector_conn = None
+                self._ctx.log.warning("collector_update_failed", error=str(e))
 
     async def _publish(self, slot: Slot) -> None:
         assert self.state is not None
