@@ -1,6 +1,11 @@
 """Test-wide settings: HTCondor's bindings without a pool, a watchdog against hangs, no
 hypothesis database, and a check that the tests leave no file behind in the checkout; the
-library's scenarios replayed once per run for every test that reads them."""
+library's scenarios replayed once per run for every test that reads them.
+
+The run is shared by two pytest-xdist workers (pyproject.toml's addopts; docs/testing.md):
+what is made once per run -- the bytecode, the zygote, the directory of the library's
+replays, the look at the checkout before and after -- is made by the controller, the
+process that starts the workers, and the workers inherit or are given it."""
 
 from __future__ import annotations
 
@@ -74,10 +79,18 @@ def _compile_the_project() -> None:
     write_table_cache()  # the knob table's rows, kept beside the bytecode
 
 
+def _is_worker(config: pytest.Config) -> bool:
+    """A pytest-xdist worker (the controller, or a run without workers, is not one)."""
+    return hasattr(config, "workerinput")
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
+    if _is_worker(session.config):
+        return  # the controller did it all before starting this worker
     session.config.stash[_BEFORE] = _left_in_checkout()
     _compile_the_project()
-    _share_a_zygote(session)
+    _share_a_zygote(session)  # its socket is in the environment the workers inherit
+    session.config.stash[_LIBRARY] = tempfile.mkdtemp(prefix="condorsim-scenarios-")
 
 
 def _share_a_zygote(session: pytest.Session) -> None:
@@ -105,7 +118,23 @@ def _share_a_zygote(session: pytest.Session) -> None:
     os.environ[SHARED_ENV] = path
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """A pytest-xdist worker about to start (in the controller): where the library's
+    replays of this run are kept."""
+    node.workerinput[_LIBRARY_INPUT] = node.config.stash[_LIBRARY]
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _is_worker(session.config):
+        # A worker's view of the checkout is no measure: the other worker may be in the
+        # middle of a test. The controller looks once every worker is done.
+        return
+    library = session.config.stash.get(_LIBRARY, None)
+    if library is not None:
+        import shutil
+
+        shutil.rmtree(library, ignore_errors=True)
     shared = session.config.stash.get(_ZYGOTE, None)
     if shared is not None:
         import shutil
@@ -128,9 +157,36 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 _BEFORE = pytest.StashKey[set[str] | None]()
 _ZYGOTE = pytest.StashKey[tuple[Any, str]]()
+_LIBRARY = pytest.StashKey[str]()
+_LIBRARY_INPUT = "condorsim_library_runs"
 
 
 @pytest.fixture(scope="session")
-def library_runs() -> Iterator[LibraryRuns]:
-    with tempfile.TemporaryDirectory(prefix="condorsim-scenarios-") as d:
-        yield LibraryRuns(Path(d), CHECKOUT / "scenarios")
+def library_runs(request: pytest.FixtureRequest) -> LibraryRuns:
+    """The library's replays of this run: one directory for the controller and its
+    workers, removed by the controller as the run ends."""
+    config = request.config
+    workerinput = getattr(config, "workerinput", None)
+    where = config.stash[_LIBRARY] if workerinput is None else workerinput[_LIBRARY_INPUT]
+    return LibraryRuns(Path(where), CHECKOUT / "scenarios")
+
+
+# -- the two workers (pytest-xdist) ----------------------------------------------------------
+
+MAX_WORKERS = 2
+"""Workers of ``-n auto`` (pyproject.toml's addopts): one per usable core, at most two --
+the suite is measured and kept free of flaky tests with two (docs/testing.md); ``-n N``
+asks for N, ``-n 0`` runs the tests in pytest's own process as before."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist's own reading of it
+    if config.getoption("capture") == "no":
+        return 0  # -s: a worker's output would not reach the terminal
+    files = {arg.split("::", 1)[0] for arg in config.args}
+    if len(files) == 1 and os.path.isfile(next(iter(files))):
+        return 0  # one file is one worker's (--dist loadfile): no worker to start
+    cores = len(os.sched_getaffinity(0))
+    return min(cores, MAX_WORKERS) if cores > 1 else 0
