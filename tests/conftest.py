@@ -35,12 +35,28 @@ CHECKOUT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("CONDOR_CONFIG", "/dev/null")
 
 WATCHDOG_SECONDS = 240
-"""No single test may take longer: a hang prints every thread's stack and ends the run."""
+"""No single test may take longer: a hang prints every thread's stack and ends the process --
+the run, or a pytest-xdist worker, which the controller reports as crashed while running
+that test (the run goes on in a new worker, and fails)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # While a test runs, pytest captures its stderr (file descriptor 2) into a file of its
+    # own, and what is written there as the process ends is lost with it: the watchdog writes
+    # to a copy of the terminal's stderr, taken here (pytest captures nothing meanwhile).
+    config.stash[_TERMINAL] = os.fdopen(os.dup(sys.stderr.fileno()), "w")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    terminal = config.stash.get(_TERMINAL, None)
+    if terminal is not None:
+        terminal.close()
 
 
 @pytest.fixture(autouse=True)
-def _watchdog() -> Iterator[None]:
-    faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True, file=sys.stderr)
+def _watchdog(request: pytest.FixtureRequest) -> Iterator[None]:
+    faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True,
+                                      file=request.config.stash[_TERMINAL])
     try:
         yield
     finally:
@@ -158,6 +174,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 _BEFORE = pytest.StashKey[set[str] | None]()
 _ZYGOTE = pytest.StashKey[tuple[Any, str]]()
 _LIBRARY = pytest.StashKey[str]()
+_TERMINAL = pytest.StashKey[Any]()
 _LIBRARY_INPUT = "condorsim_library_runs"
 
 
@@ -190,3 +207,41 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
         return 0  # one file is one worker's (--dist loadfile): no worker to start
     cores = len(os.sched_getaffinity(0))
     return min(cores, MAX_WORKERS) if cores > 1 else 0
+
+
+LONGEST_FIRST = (
+    "tests/replay/test_scenarios.py",  # ~110 replays, three at a time: two cores by itself
+    "tests/classad/test_functions_diff.py",
+    "tests/sweep/test_sweep_dask.py",
+    "tests/submit/test_submit_differential.py",
+    "tests/wire/test_wire_roundtrip.py",
+    "tests/classad/test_eval_diff.py",
+    "tests/wire/test_wire_fuzz.py",
+    "tests/report/test_report_cli.py",
+    "tests/reliability/test_handler_fuzz.py",
+    "tests/master/test_shutdown_live.py",
+    "tests/tools/test_live_tools.py",
+    "tests/report/test_report_browser.py",
+    "tests/classad/test_ops.py",
+    "tests/runtime/test_pool_processes.py",
+    "tests/test_crontab.py",
+    "tests/runtime/test_vtime_storm.py",
+    "tests/sweep/test_sweep_fuzz.py",
+    "tests/replay/test_perf_golden.py",
+    "tests/scenario/test_scenario_fuzz.py",
+    "tests/shadow/test_real_shadow_restart.py",
+    "tests/test_eventlog.py",
+    "tests/job_router/test_router_live.py",
+)
+"""The files that took longest (``--durations=0``, summed per file, 2026-11-29), longest
+first. A worker is given a whole file at a time (``--dist loadfile``: a module's fixtures are
+made once) in the order of the collection: these go first, so that the run does not end
+with one worker busy on a long file and the other idle. Any other file comes after them in
+its usual order; a file renamed only loses its place."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not _is_worker(config):
+        return  # in one process, the usual order
+    rank = {path: n for n, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
