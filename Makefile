@@ -37,7 +37,7 @@ browser:
 	@command -v chromium >/dev/null || (apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
-# The tests run in two pytest-xdist workers (pyproject.toml, docs/testing.md). mypy without
+# The tests run in two pytest-xdist workers (pyproject.toml, docs/performance.md). mypy without
 # its cache (a clean clone, as in CI) takes about a minute of one core: it runs beside the
 # tests instead of before them, and what it says is printed after them. Its cache is in the
 # venv so that what it writes meanwhile is not taken for a file a test left in the checkout.

@@ -2,7 +2,7 @@
 hypothesis database, and a check that the tests leave no file behind in the checkout; the
 library's scenarios replayed once per run for every test that reads them.
 
-The run is shared by two pytest-xdist workers (pyproject.toml's addopts; docs/testing.md):
+The run is shared by two pytest-xdist workers (pyproject.toml's addopts; docs/performance.md):
 what is made once per run -- the bytecode, the zygote, the directory of the library's
 replays, the look at the checkout before and after -- is made by the controller, the
 process that starts the workers, and the workers inherit or are given it."""
