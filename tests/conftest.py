@@ -192,7 +192,7 @@ def library_runs(request: pytest.FixtureRequest) -> LibraryRuns:
 
 MAX_WORKERS = 2
 """Workers of ``-n auto`` (pyproject.toml's addopts): one per usable core, at most two --
-the suite is measured and kept free of flaky tests with two (docs/testing.md); ``-n N``
+the suite is measured and kept free of flaky tests with two (docs/performance.md); ``-n N``
 asks for N, ``-n 0`` runs the tests in pytest's own process as before."""
 
 
