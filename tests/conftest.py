@@ -143,6 +143,9 @@ def pytest_configure_node(node: Any) -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _is_worker(session.config):
+        from condorsim.runtime.zygote import close_all
+
+        close_all()  # its connections to the controller's zygote (left open: ResourceWarning)
         # A worker's view of the checkout is no measure: the other worker may be in the
         # middle of a test. The controller looks once every worker is done.
         return
