@@ -2,6 +2,8 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# mypy's cache is kept in the venv (ignored by git, made before any test runs): see test.
+MYPY := $(BIN)/mypy --cache-dir $(VENV)/mypy-cache
 STAMP := $(VENV)/.installed
 
 .PHONY: setup demo test lint bench clean browser chaos fuzz load bytecode
@@ -28,15 +30,23 @@ demo: bytecode
 
 lint: $(STAMP)
 	$(BIN)/ruff check condorsim daemons tests benchmarks
-	$(BIN)/mypy condorsim daemons
+	$(MYPY) condorsim daemons
 
 # Debian's Chromium, for the report's browser test (never a downloaded browser build).
 browser:
 	@command -v chromium >/dev/null || (apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
-test: lint browser bytecode
-	CONDOR_CONFIG=/dev/null $(BIN)/pytest
+# The tests run in two pytest-xdist workers (pyproject.toml, docs/performance.md). mypy without
+# its cache (a clean clone, as in CI) takes about a minute of one core: it runs beside the
+# tests instead of before them, and what it says is printed after them. Its cache is in the
+# venv so that what it writes meanwhile is not taken for a file a test left in the checkout.
+test: browser bytecode
+	$(BIN)/ruff check condorsim daemons tests benchmarks
+	@typed=$$(mktemp) && { $(MYPY) condorsim daemons >$$typed 2>&1 & mypy=$$!; } && \
+	CONDOR_CONFIG=/dev/null $(BIN)/pytest; tests=$$?; \
+	wait $$mypy; mypy=$$?; echo "$(MYPY) condorsim daemons"; cat $$typed; rm -f $$typed; \
+	test $$tests -eq 0 && test $$mypy -eq 0
 
 bench: bytecode
 	CONDOR_CONFIG=/dev/null $(BIN)/python -m benchmarks

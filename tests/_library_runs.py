@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -15,6 +18,12 @@ class LibraryRuns:
     tests/replay/test_scenarios.py replays the whole library twice; the hook tests read the
     hook scenarios' runs and tests/report a copy of the tour's (eleven replays fewer). A test
     only reads a kept run (or a copy of it).
+
+    Once per run, not once per process: ``root`` is made by the session's controller and is
+    the same for every pytest-xdist worker (tests/conftest.py). A replay is made under an
+    exclusive lock on ``NAME.RUN.lock`` in it, and its outcome is written beside its run
+    directory (``NAME.RUN.json``) before the lock is let go; whoever asks next -- a thread of
+    this process or another worker -- waits for the lock and reads the outcome.
     Thread-safe: test_scenarios.py asks for a few at once."""
 
     def __init__(self, root: Path, library: Path) -> None:
@@ -34,12 +43,31 @@ class LibraryRuns:
             lock = self._locks.setdefault((name, run), threading.Lock())
         with lock:
             if (name, run) not in self._outcomes:
-                env = dict(os.environ, CONDOR_CONFIG="/dev/null")
-                self._outcomes[name, run] = subprocess.run(
-                    [sys.executable, "-m", "condorsim.cli", "replay",
-                     str(self.library / name), "--keep", str(self.run_dir(name, run))],
-                    capture_output=True, text=True, timeout=600, env=env, cwd=self.library.parent)
+                self._outcomes[name, run] = self._made_once(name, run)
             return self._outcomes[name, run]
+
+    def _made_once(self, name: str, run: str) -> subprocess.CompletedProcess[str]:
+        run_dir = self.run_dir(name, run)
+        outcome = run_dir.with_name(run_dir.name + ".json")
+        with open(run_dir.with_name(run_dir.name + ".lock"), "w") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)  # let go when the file is closed
+            if outcome.exists():  # another worker made it
+                kept = json.loads(outcome.read_text(encoding="utf-8"))
+                return subprocess.CompletedProcess(kept["args"], kept["returncode"],
+                                                   kept["stdout"], kept["stderr"])
+            # a worker that died replaying it left no outcome: the directory is begun again
+            shutil.rmtree(run_dir, ignore_errors=True)
+            env = dict(os.environ, CONDOR_CONFIG="/dev/null")
+            done = subprocess.run(
+                [sys.executable, "-m", "condorsim.cli", "replay",
+                 str(self.library / name), "--keep", str(run_dir)],
+                capture_output=True, text=True, timeout=600, env=env, cwd=self.library.parent)
+            written = outcome.with_name(outcome.name + ".part")
+            written.write_text(json.dumps({"args": done.args, "returncode": done.returncode,
+                                           "stdout": done.stdout, "stderr": done.stderr}),
+                               encoding="utf-8")
+            written.replace(outcome)
+            return done
 
     def kept(self, name: str) -> Path:
         """A run of ``scenarios/NAME`` whose every expectation passed, kept."""

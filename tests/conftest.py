@@ -1,6 +1,11 @@
 """Test-wide settings: HTCondor's bindings without a pool, a watchdog against hangs, no
 hypothesis database, and a check that the tests leave no file behind in the checkout; the
-library's scenarios replayed once per run for every test that reads them."""
+library's scenarios replayed once per run for every test that reads them.
+
+The run is shared by two pytest-xdist workers (pyproject.toml's addopts; docs/performance.md):
+what is made once per run -- the bytecode, the zygote, the directory of the library's
+replays, the look at the checkout before and after -- is made by the controller, the
+process that starts the workers, and the workers inherit or are given it."""
 
 from __future__ import annotations
 
@@ -30,12 +35,28 @@ CHECKOUT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("CONDOR_CONFIG", "/dev/null")
 
 WATCHDOG_SECONDS = 240
-"""No single test may take longer: a hang prints every thread's stack and ends the run."""
+"""No single test may take longer: a hang prints every thread's stack and ends the process --
+the run, or a pytest-xdist worker, which the controller reports as crashed while running
+that test (the run goes on in a new worker, and fails)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # While a test runs, pytest captures its stderr (file descriptor 2) into a file of its
+    # own, and what is written there as the process ends is lost with it: the watchdog writes
+    # to a copy of the terminal's stderr, taken here (pytest captures nothing meanwhile).
+    config.stash[_TERMINAL] = os.fdopen(os.dup(sys.stderr.fileno()), "w")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    terminal = config.stash.get(_TERMINAL, None)
+    if terminal is not None:
+        terminal.close()
 
 
 @pytest.fixture(autouse=True)
-def _watchdog() -> Iterator[None]:
-    faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True, file=sys.stderr)
+def _watchdog(request: pytest.FixtureRequest) -> Iterator[None]:
+    faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True,
+                                      file=request.config.stash[_TERMINAL])
     try:
         yield
     finally:
@@ -74,10 +95,18 @@ def _compile_the_project() -> None:
     write_table_cache()  # the knob table's rows, kept beside the bytecode
 
 
+def _is_worker(config: pytest.Config) -> bool:
+    """A pytest-xdist worker (the controller, or a run without workers, is not one)."""
+    return hasattr(config, "workerinput")
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
+    if _is_worker(session.config):
+        return  # the controller did it all before starting this worker
     session.config.stash[_BEFORE] = _left_in_checkout()
     _compile_the_project()
-    _share_a_zygote(session)
+    _share_a_zygote(session)  # its socket is in the environment the workers inherit
+    session.config.stash[_LIBRARY] = tempfile.mkdtemp(prefix="condorsim-scenarios-")
 
 
 def _share_a_zygote(session: pytest.Session) -> None:
@@ -105,7 +134,26 @@ def _share_a_zygote(session: pytest.Session) -> None:
     os.environ[SHARED_ENV] = path
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """A pytest-xdist worker about to start (in the controller): where the library's
+    replays of this run are kept."""
+    node.workerinput[_LIBRARY_INPUT] = node.config.stash[_LIBRARY]
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _is_worker(session.config):
+        from condorsim.runtime.zygote import close_all
+
+        close_all()  # its connections to the controller's zygote (left open: ResourceWarning)
+        # A worker's view of the checkout is no measure: the other worker may be in the
+        # middle of a test. The controller looks once every worker is done.
+        return
+    library = session.config.stash.get(_LIBRARY, None)
+    if library is not None:
+        import shutil
+
+        shutil.rmtree(library, ignore_errors=True)
     shared = session.config.stash.get(_ZYGOTE, None)
     if shared is not None:
         import shutil
@@ -128,9 +176,75 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 _BEFORE = pytest.StashKey[set[str] | None]()
 _ZYGOTE = pytest.StashKey[tuple[Any, str]]()
+_LIBRARY = pytest.StashKey[str]()
+_TERMINAL = pytest.StashKey[Any]()
+_LIBRARY_INPUT = "condorsim_library_runs"
 
 
 @pytest.fixture(scope="session")
-def library_runs() -> Iterator[LibraryRuns]:
-    with tempfile.TemporaryDirectory(prefix="condorsim-scenarios-") as d:
-        yield LibraryRuns(Path(d), CHECKOUT / "scenarios")
+def library_runs(request: pytest.FixtureRequest) -> LibraryRuns:
+    """The library's replays of this run: one directory for the controller and its
+    workers, removed by the controller as the run ends."""
+    config = request.config
+    workerinput = getattr(config, "workerinput", None)
+    where = config.stash[_LIBRARY] if workerinput is None else workerinput[_LIBRARY_INPUT]
+    return LibraryRuns(Path(where), CHECKOUT / "scenarios")
+
+
+# -- the two workers (pytest-xdist) ----------------------------------------------------------
+
+MAX_WORKERS = 2
+"""Workers of ``-n auto`` (pyproject.toml's addopts): one per usable core, at most two --
+the suite is measured and kept free of flaky tests with two (docs/performance.md); ``-n N``
+asks for N, ``-n 0`` runs the tests in pytest's own process as before."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist's own reading of it
+    if config.getoption("capture") == "no":
+        return 0  # -s: a worker's output would not reach the terminal
+    files = {arg.split("::", 1)[0] for arg in config.args}
+    if len(files) == 1 and os.path.isfile(next(iter(files))):
+        return 0  # one file is one worker's (--dist loadfile): no worker to start
+    cores = len(os.sched_getaffinity(0))
+    return min(cores, MAX_WORKERS) if cores > 1 else 0
+
+
+LONGEST_FIRST = (
+    "tests/replay/test_scenarios.py",  # ~110 replays, three at a time: two cores by itself
+    "tests/classad/test_functions_diff.py",
+    "tests/sweep/test_sweep_dask.py",
+    "tests/submit/test_submit_differential.py",
+    "tests/wire/test_wire_roundtrip.py",
+    "tests/classad/test_eval_diff.py",
+    "tests/wire/test_wire_fuzz.py",
+    "tests/report/test_report_cli.py",
+    "tests/reliability/test_handler_fuzz.py",
+    "tests/master/test_shutdown_live.py",
+    "tests/tools/test_live_tools.py",
+    "tests/report/test_report_browser.py",
+    "tests/classad/test_ops.py",
+    "tests/runtime/test_pool_processes.py",
+    "tests/test_crontab.py",
+    "tests/runtime/test_vtime_storm.py",
+    "tests/sweep/test_sweep_fuzz.py",
+    "tests/replay/test_perf_golden.py",
+    "tests/scenario/test_scenario_fuzz.py",
+    "tests/shadow/test_real_shadow_restart.py",
+    "tests/test_eventlog.py",
+    "tests/job_router/test_router_live.py",
+)
+"""The files that took longest (``--durations=0``, summed per file, 2026-11-29), longest
+first. A worker is given a whole file at a time (``--dist loadfile``: a module's fixtures are
+made once) in the order of the collection: these go first, so that the run does not end
+with one worker busy on a long file and the other idle. Any other file comes after them in
+its usual order; a file renamed only loses its place."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not _is_worker(config):
+        return  # in one process, the usual order
+    rank = {path: n for n, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))

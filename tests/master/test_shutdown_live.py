@@ -74,8 +74,15 @@ def test_a_pool_with_a_running_job_stops_within_5s_and_the_job_completes_once_af
     home = _pool(tmp_path)
     sub = tmp_path / "job.sub"
     log = tmp_path / "job.log"
-    sub.write_text(f"executable = /bin/sleep\narguments = 4\njob_lease_duration = 2400\n"
-                   f"log = {log}\nqueue\n")
+    # The job runs until the pool has been stopped once (the file `go`), so it is surely
+    # running when the pool stops, however long `condorsim q` takes to see it: a job of a few
+    # seconds could end before a tool started on a busy machine had looked, and never be seen
+    # running again.
+    go = tmp_path / "go"
+    job = tmp_path / "job.sh"
+    job.write_text(f"#!/bin/sh\nwhile [ ! -e '{go}' ]; do sleep 0.1; done\n")
+    job.chmod(0o755)
+    sub.write_text(f"executable = {job}\njob_lease_duration = 2400\nlog = {log}\nqueue\n")
     assert run_cli(home, "up").returncode == 0
     try:
         assert "1 job(s) submitted" in run_cli(home, "submit", str(sub)).stdout
@@ -85,6 +92,7 @@ def test_a_pool_with_a_running_job_stops_within_5s_and_the_job_completes_once_af
         assert took < LIMIT, f"`{stop}` took {took:.1f} s"
         assert master_pid(home) is None
 
+        go.touch()  # the job, run again, ends at once
         assert run_cli(home, "up").returncode == 0
         waited = run_cli(home, "wait", "-wait", "60", str(log))
         assert waited.stdout.endswith("All jobs done.\n"), (waited.stdout, waited.stderr)
