@@ -255,8 +255,14 @@ def _number(word: str, body: str, source: MacroSource) -> str:
     name, comma, fmt = body.partition(",")
     pattern = INT_FORMAT if word == "INT" else REAL_FORMAT
     bad_format = f"${word}() macro: '{fmt}' is not a valid format specifier!"
+    prints_garbage = False  # HTCondor takes a real's %c format and prints memory with it
     if comma:
-        _format(fmt, 1 if word == "INT" else 1.0, pattern, bad_format)  # checked before the value
+        try:
+            _format(fmt, 1 if word == "INT" else 1.0, pattern, bad_format)  # before the value
+        except MacroFunctionError:
+            if word == "INT" or not _prints_a_char(fmt):
+                raise
+            prints_garbage = True  # refused, as HTCondor would fail: after the value's check
     value = _arg(name, source)
     if word == "INT":
         number = _long_param(value)
@@ -268,6 +274,8 @@ def _number(word: str, body: str, source: MacroSource) -> str:
         real = parse_double(value)
     except InvalidValue:
         raise MacroFunctionError(f"$REAL() macro: {value} does not evaluate to an real!") from None
+    if prints_garbage:
+        raise MacroFunctionError(bad_format)
     if not comma:
         return _c_general(real)[:_SNPRINTF_LIMIT]
     text = _format(fmt, real, pattern, bad_format)[:_SNPRINTF_LIMIT]
@@ -291,6 +299,19 @@ def _c_int(fmt: str, number: int) -> int:
     if conversion in "di" and value >= 1 << (bits - 1):
         value -= 1 << bits
     return value
+
+
+def _prints_a_char(fmt: str) -> bool:
+    """Whether ``fmt`` is an integer format whose conversion is ``%c``: HTCondor's check of a
+    $REAL format lets it through and prints whatever memory the real's bytes point it at."""
+    m = _INT_CONVERSION.search(fmt)
+    if m is None or m.group(2) != "c":
+        return False
+    try:
+        apply_format(fmt, 1, INT_FORMAT, "")
+    except ExpandError:
+        return False
+    return True
 
 
 def _c_general(value: float) -> str:
