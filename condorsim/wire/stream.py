@@ -41,6 +41,10 @@ RECEIVE_SIZE = 64 * 1024
 
 MessageCallback = Callable[[Message], object]
 
+_YIELD_EVERY = 64
+"""Frames :meth:`MessageStream.receive` may return without a schedule point (the fast paths
+take a buffered or at-once frame without one); then it makes one."""
+
 _CLOSED_ERRNOS = (errno.EBADF, errno.ENOTSOCK)
 """What trio's SocketStream reads as "this socket was already closed" (ClosedResourceError)."""
 
@@ -106,6 +110,7 @@ class MessageStream(trio.abc.AsyncResource):
         self._send_interrupted = False
         self._raw = _raw_socket(stream)
         self._sending = False  # a send is waiting for the socket to take the rest of a frame
+        self._unyielded = 0  # frames received since the last trip through trio's scheduler
         self.stamp: Stamp | None = None
         """The virtual-time stamp of the message :meth:`receive` returned last, if it had one."""
 
@@ -174,6 +179,12 @@ class MessageStream(trio.abc.AsyncResource):
             payload = decoder.next_frame()
             if payload is None:
                 payload = await self._receive_frame()
+            self._unyielded += 1
+            if self._unyielded >= _YIELD_EVERY:
+                # a peer that keeps the socket full must not starve the daemon's other
+                # tasks: every so many frames, let them run (the frame is not lost)
+                self._unyielded = 0
+                await trio.lowlevel.cancel_shielded_checkpoint()
             msg, self.stamp = decode_stamped(payload)
         except ProtocolError as e:
             self._broken = e

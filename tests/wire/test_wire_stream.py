@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from functools import partial
 
 import pytest
@@ -237,3 +238,30 @@ async def test_the_history_of_the_issues_day_fits_in_one_query_result() -> None:
         got = await server.receive()
     assert isinstance(got, QUERY_RESULT)
     assert [ad.evaluate("ProcId") for ad in got.ads] == list(range(5000))
+
+
+async def test_a_peer_that_keeps_the_socket_full_does_not_starve_the_other_tasks() -> None:
+    # Over TCP a frame already there is taken without a trip through trio's scheduler; a
+    # daemon reading a flood of them must still let its other tasks run now and then.
+    a, b = socket.socketpair()
+    flood = encode_frame(encode(ALIVE(claim_id="c1"))) * 1000
+    a.sendall(flood)  # ~30 KB: the socket's buffer takes it all at once
+    reader = MessageStream(trio.SocketStream(trio.socket.from_stdlib_socket(b)))
+    ran = 0
+
+    async def other_task() -> None:
+        nonlocal ran
+        while True:
+            ran += 1
+            await trio.lowlevel.checkpoint()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(other_task)
+        await trio.lowlevel.checkpoint()
+        ran_before = ran
+        for _ in range(1000):
+            assert await reader.receive() == ALIVE(claim_id="c1")
+        assert ran - ran_before >= 10  # one chance at least every 64 frames
+        nursery.cancel_scope.cancel()
+    await reader.aclose()
+    a.close()
