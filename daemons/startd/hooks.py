@@ -5,8 +5,9 @@ How this works
 Every slot whose keyword names a usable ``<K>_HOOK_FETCH_WORK`` gets a
 :class:`~.fetch.FetchState`. One task (:meth:`StartdHooks.fetch_loop`) sleeps until the
 earliest slot is due (the throttle rules are in fetch.py; the startd wakes the task
-whenever a slot changes), then runs the due slots' fetch hooks one after the other, in
-slot order, each through the startd's :class:`~condorsim.hooks.HookLane` (so hooks that
+whenever a slot changes), waits for the end of the instant (starters that exit at the
+same simulated time report in any order), then runs the due slots' fetch hooks one after
+the other, in slot order, each through the startd's :class:`~condorsim.hooks.HookLane` (so hooks that
 share a work queue see each other's effects in a fixed order) and with the startd busy,
 so no simulated time passes.
 
@@ -159,8 +160,14 @@ class StartdHooks:
 
     # -- fetching -------------------------------------------------------------------------
 
+    async def _end_of_instant(self, now: float) -> None:
+        over = trio.Event()
+        self.ctx.at_end_of_instant((now, "startd fetch work"), over.set)
+        await over.wait()
+
     async def fetch_loop(self) -> None:
         assert self.startd.state is not None
+        settled = False
         while True:
             now = trio.current_time()
             due: list[Slot] = []
@@ -180,6 +187,13 @@ class StartdHooks:
                     due.append(slot)
                 else:
                     wake = min(wake, when)
+            if due and not settled:
+                # Starters of one instant may report in any order: wait until the pool is
+                # quiet at this instant, look again, and run every due slot in slot order.
+                await self._end_of_instant(now)
+                settled = True
+                continue
+            settled = False
             for slot in due:
                 self._now.discard(slot.name)
                 await self._fetch(slot)
