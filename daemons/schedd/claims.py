@@ -16,7 +16,9 @@ no job fits.
 
 Keep-alives are one periodic timer of the schedd, as HTCondor's (``Scheduler::sendAlives``,
 registered to fire 10 s after the schedd starts and then every alive interval): each firing
-sends ALIVE to every claim held, in one instant. The interval is ALIVE_INTERVAL, lowered to
+sends ALIVE to every claim held, in one instant (the claims held once the instant is over,
+after the claims of shadows that exit at the same instant were reused or released: the
+order the two are heard in must not change the run). The interval is ALIVE_INTERVAL, lowered to
 JobLeaseDuration/3 (floor 10 s) of the job with the shortest lease that has had a shadow,
 and then the timer fires 10 s after that job's start and every new interval from there
 (``Scheduler::RecomputeAliveInterval``). A claim made just after a firing waits at most one
@@ -308,6 +310,12 @@ class ClaimKeeper:
             now = trio.current_time()
             if now < self._alive_next:
                 continue  # the interval changed: wait for the new deadline
+            # The claims held once this instant is over: a shadow exiting at this instant
+            # reports in any order against the timer, and its claim is reused or released
+            # first (the "~" key sorts after every claim id, "<address>#...").
+            swept = trio.Event()
+            self.ctx.at_end_of_instant((int(now), "~schedd keep-alives"), swept.set)
+            await swept.wait()
             for claim in sorted(self.claims.values(), key=lambda c: c.claim_id):
                 self.schedd.start_task(self._alive, claim)
             # a period of 0 is a timer that fires once, as daemonCore's
