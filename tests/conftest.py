@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _library_runs import LibraryRuns
+from _library_runs import REPLAY_ZYGOTE_ENV, LibraryRuns
 
 # hypothesis keeps caches (unicode tables) in a directory of its own: not in the checkout
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY",
@@ -112,7 +112,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def _share_a_zygote(session: pytest.Session) -> None:
     """One zygote (condorsim/runtime/zygote.py) for the whole session: every master of
     this process and of its `condorsim up` / `condorsim replay` subprocesses forks its
-    daemons from it instead of importing them in a zygote of its own."""
+    daemons from it instead of importing them in a zygote of its own. A second one forks
+    the library's `condorsim replay` processes (tests/_library_runs.py) with the replay's
+    modules already imported (about 0.5 CPU s of each of the hundred-odd replays)."""
     import socket
 
     from condorsim.runtime.zygote import SHARED_ENV, Zygote
@@ -121,17 +123,26 @@ def _share_a_zygote(session: pytest.Session) -> None:
     if os.environ.get(SHARED_ENV):
         return
     where = tempfile.mkdtemp(prefix="condorsim-zygote-")  # mode 0700: only this user
-    path = os.path.join(where, "socket")
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    listener.bind(path)
-    listener.listen(64)
-    modules = sorted({module for _, module in KNOWN_DAEMONS.values()})
-    try:
-        session.config.stash[_ZYGOTE] = (Zygote(sys.executable, dict(os.environ),
-                                                str(CHECKOUT), modules, listener), where)
-    finally:
-        listener.close()
-    os.environ[SHARED_ENV] = path
+    daemons = sorted({module for _, module in KNOWN_DAEMONS.values()})
+    zygotes = []
+    for name, modules in (("socket", daemons), ("replay-socket", list(REPLAY_MODULES))):
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        listener.bind(os.path.join(where, name))
+        listener.listen(64)
+        try:
+            zygotes.append(Zygote(sys.executable, dict(os.environ), str(CHECKOUT), modules,
+                                  listener))
+        finally:
+            listener.close()
+    session.config.stash[_ZYGOTE] = (zygotes, where)
+    os.environ[SHARED_ENV] = os.path.join(where, "socket")
+    os.environ[REPLAY_ZYGOTE_ENV] = os.path.join(where, "replay-socket")
+
+
+REPLAY_MODULES = ("condorsim.pool", "condorsim.tools.replay", "condorsim.replay.runner",
+                  "condorsim.replay.explain")
+"""What `python -m condorsim.cli replay` imports before it replays (never condorsim.cli
+itself, which the fork runs as ``__main__``)."""
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -161,8 +172,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from condorsim.runtime.zygote import SHARED_ENV, close_all
 
         os.environ.pop(SHARED_ENV, None)
+        os.environ.pop(REPLAY_ZYGOTE_ENV, None)
         close_all()  # this process's connections to it
-        shared[0].close()
+        for zygote in shared[0]:
+            zygote.close()
         shutil.rmtree(shared[1], ignore_errors=True)
     before = session.config.stash.get(_BEFORE, None)
     after = _left_in_checkout()
@@ -175,7 +188,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 _BEFORE = pytest.StashKey[set[str] | None]()
-_ZYGOTE = pytest.StashKey[tuple[Any, str]]()
+_ZYGOTE = pytest.StashKey[tuple[list[Any], str]]()
 _LIBRARY = pytest.StashKey[str]()
 _TERMINAL = pytest.StashKey[Any]()
 _LIBRARY_INPUT = "condorsim_library_runs"
