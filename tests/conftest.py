@@ -191,6 +191,7 @@ _BEFORE = pytest.StashKey[set[str] | None]()
 _ZYGOTE = pytest.StashKey[tuple[list[Any], str]]()
 _LIBRARY = pytest.StashKey[str]()
 _TERMINAL = pytest.StashKey[Any]()
+_DONT_WRITE: bool | None = None  # Python's own setting, while a process collects
 _LIBRARY_INPUT = "condorsim_library_runs"
 
 
@@ -254,6 +255,23 @@ first. A worker is given a whole file at a time (``--dist loadfile``: a module's
 made once) in the order of the collection: these go first, so that the run does not end
 with one worker busy on a long file and the other idle. Any other file comes after them in
 its usual order; a file renamed only loses its place."""
+
+
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    """pytest keeps each test module as it rewrote its asserts (__pycache__/*-pytest-*.pyc)
+    and reads it back in the next run, but writes it only where Python may write bytecode:
+    with PYTHONDONTWRITEBYTECODE every process that collects (each worker) rewrote and
+    compiled all ~180 test modules in every run (about 9 of its 19 CPU s of collecting).
+    They are written while a process collects (the controller of the workers does not)."""
+    global _DONT_WRITE
+    if _DONT_WRITE is None:
+        _DONT_WRITE = sys.dont_write_bytecode
+        sys.dont_write_bytecode = False
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if _DONT_WRITE is not None:
+        sys.dont_write_bytecode = _DONT_WRITE
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
