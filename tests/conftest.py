@@ -228,8 +228,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 LONGEST_FIRST = (
     "tests/replay/test_scenarios.py",  # ~110 replays, three at a time: two cores by itself
-    "tests/classad/test_functions_diff.py",
     "tests/sweep/test_sweep_dask.py",
+    "tests/classad/test_functions_diff.py",
     "tests/submit/test_submit_differential.py",
     "tests/wire/test_wire_roundtrip.py",
     "tests/classad/test_eval_diff.py",
@@ -250,7 +250,8 @@ LONGEST_FIRST = (
     "tests/test_eventlog.py",
     "tests/job_router/test_router_live.py",
 )
-"""The files that took longest (``--durations=0``, summed per file, 2026-11-29), longest
+"""The files that took longest (``--durations=0``, summed per file, 2026-11-29; measured
+again one file at a time after the second pass of docs/performance.md), longest
 first. A worker is given a whole file at a time (``--dist loadfile``: a module's fixtures are
 made once) in the order of the collection: these go first, so that the run does not end
 with one worker busy on a long file and the other idle. Any other file comes after them in
