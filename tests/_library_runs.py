@@ -58,10 +58,12 @@ class LibraryRuns:
             # a worker that died replaying it left no outcome: the directory is begun again
             shutil.rmtree(run_dir, ignore_errors=True)
             env = dict(os.environ, CONDOR_CONFIG="/dev/null")
-            done = subprocess.run(
-                [sys.executable, "-m", "condorsim.cli", "replay",
-                 str(self.library / name), "--keep", str(run_dir)],
-                capture_output=True, text=True, timeout=600, env=env, cwd=self.library.parent)
+            argv = [sys.executable, "-m", "condorsim.cli", "replay",
+                    str(self.library / name), "--keep", str(run_dir)]
+            done = forked(argv, env, self.library.parent)
+            if done is None:  # no zygote for it: started as usual
+                done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT,
+                                      env=env, cwd=self.library.parent)
             written = outcome.with_name(outcome.name + ".part")
             written.write_text(json.dumps({"args": done.args, "returncode": done.returncode,
                                            "stdout": done.stdout, "stderr": done.stderr}),
@@ -74,3 +76,55 @@ class LibraryRuns:
         done = self(name)
         assert done.returncode == 0, done.stdout + done.stderr
         return self.run_dir(name)
+
+
+TIMEOUT = 600
+REPLAY_ZYGOTE_ENV = "CONDORSIM_TEST_REPLAY_ZYGOTE"
+"""The socket of the session's zygote for `condorsim replay` processes (tests/conftest.py)."""
+
+
+def forked(argv: list[str], env: dict[str, str], cwd: Path
+           ) -> subprocess.CompletedProcess[str] | None:
+    """``argv`` (``python -m condorsim.cli ...``) run to its end as ``subprocess.run(argv,
+    capture_output=True, text=True)`` would, but forked by the session's replay zygote,
+    which has its modules imported already; None if there is no such zygote."""
+    import tempfile
+
+    import trio
+
+    from condorsim.runtime.zygote import Zygote, ZygoteUnavailable
+
+    path = os.environ.get(REPLAY_ZYGOTE_ENV)
+    zygote = Zygote.connect(path, sys.executable, env) if path else None
+    if zygote is None:
+        return None
+
+    async def run(stderr: int) -> tuple[int, bytes]:
+        proc = await zygote.spawn(argv, env, stderr=stderr, comm="condorsim", cwd=str(cwd))
+        out = bytearray()
+        try:
+            with trio.fail_after(TIMEOUT):
+                async with proc.stdout:
+                    while chunk := await proc.stdout.receive_some():
+                        out += chunk
+                return await proc.wait(), bytes(out)
+        except trio.TooSlowError:
+            proc.kill()
+            raise subprocess.TimeoutExpired(argv, TIMEOUT) from None
+
+    try:
+        with tempfile.TemporaryFile() as err:
+            try:
+                code, out = trio.run(run, err.fileno())
+            except ZygoteUnavailable:
+                return None
+            err.seek(0)
+            errors = err.read()
+    finally:
+        zygote.close()
+    return subprocess.CompletedProcess(argv, code, _text(out), _text(errors))
+
+
+def _text(data: bytes) -> str:
+    """As ``subprocess.run(text=True)`` reads a stream: UTF-8, universal newlines."""
+    return data.decode().replace("\r\n", "\n").replace("\r", "\n")

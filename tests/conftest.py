@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _library_runs import LibraryRuns
+from _library_runs import REPLAY_ZYGOTE_ENV, LibraryRuns
 
 # hypothesis keeps caches (unicode tables) in a directory of its own: not in the checkout
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY",
@@ -112,7 +112,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def _share_a_zygote(session: pytest.Session) -> None:
     """One zygote (condorsim/runtime/zygote.py) for the whole session: every master of
     this process and of its `condorsim up` / `condorsim replay` subprocesses forks its
-    daemons from it instead of importing them in a zygote of its own."""
+    daemons from it instead of importing them in a zygote of its own. A second one forks
+    the library's `condorsim replay` processes (tests/_library_runs.py) with the replay's
+    modules already imported (about 0.5 CPU s of each of the hundred-odd replays)."""
     import socket
 
     from condorsim.runtime.zygote import SHARED_ENV, Zygote
@@ -121,17 +123,26 @@ def _share_a_zygote(session: pytest.Session) -> None:
     if os.environ.get(SHARED_ENV):
         return
     where = tempfile.mkdtemp(prefix="condorsim-zygote-")  # mode 0700: only this user
-    path = os.path.join(where, "socket")
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    listener.bind(path)
-    listener.listen(64)
-    modules = sorted({module for _, module in KNOWN_DAEMONS.values()})
-    try:
-        session.config.stash[_ZYGOTE] = (Zygote(sys.executable, dict(os.environ),
-                                                str(CHECKOUT), modules, listener), where)
-    finally:
-        listener.close()
-    os.environ[SHARED_ENV] = path
+    daemons = sorted({module for _, module in KNOWN_DAEMONS.values()})
+    zygotes = []
+    for name, modules in (("socket", daemons), ("replay-socket", list(REPLAY_MODULES))):
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        listener.bind(os.path.join(where, name))
+        listener.listen(64)
+        try:
+            zygotes.append(Zygote(sys.executable, dict(os.environ), str(CHECKOUT), modules,
+                                  listener))
+        finally:
+            listener.close()
+    session.config.stash[_ZYGOTE] = (zygotes, where)
+    os.environ[SHARED_ENV] = os.path.join(where, "socket")
+    os.environ[REPLAY_ZYGOTE_ENV] = os.path.join(where, "replay-socket")
+
+
+REPLAY_MODULES = ("condorsim.pool", "condorsim.tools.replay", "condorsim.replay.runner",
+                  "condorsim.replay.explain")
+"""What `python -m condorsim.cli replay` imports before it replays (never condorsim.cli
+itself, which the fork runs as ``__main__``)."""
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -161,8 +172,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from condorsim.runtime.zygote import SHARED_ENV, close_all
 
         os.environ.pop(SHARED_ENV, None)
+        os.environ.pop(REPLAY_ZYGOTE_ENV, None)
         close_all()  # this process's connections to it
-        shared[0].close()
+        for zygote in shared[0]:
+            zygote.close()
         shutil.rmtree(shared[1], ignore_errors=True)
     before = session.config.stash.get(_BEFORE, None)
     after = _left_in_checkout()
@@ -175,9 +188,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 _BEFORE = pytest.StashKey[set[str] | None]()
-_ZYGOTE = pytest.StashKey[tuple[Any, str]]()
+_ZYGOTE = pytest.StashKey[tuple[list[Any], str]]()
 _LIBRARY = pytest.StashKey[str]()
 _TERMINAL = pytest.StashKey[Any]()
+_DONT_WRITE: bool | None = None  # Python's own setting, while a process collects
 _LIBRARY_INPUT = "condorsim_library_runs"
 
 
@@ -214,8 +228,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 LONGEST_FIRST = (
     "tests/replay/test_scenarios.py",  # ~110 replays, three at a time: two cores by itself
-    "tests/classad/test_functions_diff.py",
     "tests/sweep/test_sweep_dask.py",
+    "tests/classad/test_functions_diff.py",
     "tests/submit/test_submit_differential.py",
     "tests/wire/test_wire_roundtrip.py",
     "tests/classad/test_eval_diff.py",
@@ -236,11 +250,29 @@ LONGEST_FIRST = (
     "tests/test_eventlog.py",
     "tests/job_router/test_router_live.py",
 )
-"""The files that took longest (``--durations=0``, summed per file, 2026-11-29), longest
+"""The files that took longest (``--durations=0``, summed per file, 2026-11-29; measured
+again one file at a time after the second pass of docs/performance.md), longest
 first. A worker is given a whole file at a time (``--dist loadfile``: a module's fixtures are
 made once) in the order of the collection: these go first, so that the run does not end
 with one worker busy on a long file and the other idle. Any other file comes after them in
 its usual order; a file renamed only loses its place."""
+
+
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    """pytest keeps each test module as it rewrote its asserts (__pycache__/*-pytest-*.pyc)
+    and reads it back in the next run, but writes it only where Python may write bytecode:
+    with PYTHONDONTWRITEBYTECODE every process that collects (each worker) rewrote and
+    compiled all ~180 test modules in every run (about 9 of its 19 CPU s of collecting).
+    They are written while a process collects (the controller of the workers does not)."""
+    global _DONT_WRITE
+    if _DONT_WRITE is None:
+        _DONT_WRITE = sys.dont_write_bytecode
+        sys.dont_write_bytecode = False
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if _DONT_WRITE is not None:
+        sys.dont_write_bytecode = _DONT_WRITE
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -214,17 +214,18 @@ class Zygote:
             self.process.wait()
 
     async def spawn(self, argv: list[str], env: dict[str, str], *, stderr: int,
-                    comm: str) -> ForkedProcess:
-        """Fork ``python -m MODULE ARGS`` (``argv``) with ``env`` in this process's cwd;
-        its stdout is a pipe (the handle's ``stdout``), its stderr the file ``stderr``."""
+                    comm: str, cwd: str | None = None) -> ForkedProcess:
+        """Fork ``python -m MODULE ARGS`` (``argv``) with ``env`` in ``cwd`` (this
+        process's cwd if None); its stdout is a pipe (the handle's ``stdout``), its stderr
+        the file ``stderr``."""
         import trio
 
         answer, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         read_end, write_end = os.pipe()
         umask = os.umask(0o022)
         os.umask(umask)
-        request = json.dumps({"argv": argv, "env": env, "cwd": os.getcwd(), "umask": umask,
-                              "comm": comm}).encode()
+        request = json.dumps({"argv": argv, "env": env, "cwd": cwd or os.getcwd(),
+                              "umask": umask, "comm": comm}).encode()
         try:
             with self._lock:
                 socket.send_fds(self._control, [request],
@@ -348,7 +349,9 @@ def close_all() -> None:
 
 def _preload(package: str) -> None:
     """Import what ``python -m PACKAGE`` would import, without running its ``__main__``
-    (which is forgotten again, so runpy runs it afresh in each child)."""
+    (which is forgotten again, so runpy runs it afresh in each child). A module that is
+    not a package is imported as it is (one that the children's ``__main__`` imports):
+    importing its ``__main__`` imports it, then fails."""
     import importlib
 
     name = f"{package}.__main__"

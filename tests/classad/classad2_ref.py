@@ -62,6 +62,26 @@ def string_literal(s: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+_LITERALS: dict[tuple[Any, ...], str] = {}
+"""The text of every scalar written so far: the differential tests write the same values
+(their grids of awkward values) hundreds of thousands of times."""
+
+
+def _literal_key(v: Any) -> tuple[Any, ...] | None:
+    """What tells two scalars' texts apart exactly: the type and, for a double, its repr
+    (0.0 == -0.0, and NaN is no key); lists and the specials are not kept."""
+    t = type(v)
+    if t is int or t is str or t is bool:
+        return (t, v)
+    if t is float:
+        return (t, repr(v))
+    if t is AbsTime:
+        return (t, repr(v.secs), repr(v.offset))
+    if t is RelTime:
+        return (t, repr(v.secs))
+    return None
+
+
 def literal(v: Any) -> str:
     """ClassAd expression text that evaluates to the value ``v``.
 
@@ -69,6 +89,18 @@ def literal(v: Any) -> str:
     literal, so inside a list it unparses as ``-5``); callers put operands of binary
     operators in parentheses.
     """
+    key = _literal_key(v)
+    if key is None:
+        return _literal(v)
+    text = _LITERALS.get(key)
+    if text is None:
+        if len(_LITERALS) > 100_000:
+            _LITERALS.clear()
+        text = _LITERALS[key] = _literal(v)
+    return text
+
+
+def _literal(v: Any) -> str:
     if v is UNDEFINED:
         return "undefined"
     if v is ERROR:

@@ -3,16 +3,14 @@ needs from a daemon the master will restart is asked again once the daemon is ba
 simulated time; a daemon that will not come back fails with its name and why.
 
 The client's decisions are tested against a fake master on trio's mock clock (no process);
-``scenarios/dead-daemon-wait.toml`` is replayed twice on a real pool: the schedd killed with
-an expectation and a submit due while it is dead, the collector killed with an expectation
-on its ads, and the schedd killed again as the last thing before ``until = "quiet"``."""
+``scenarios/dead-daemon-wait.toml`` is replayed twice on a real pool (the library's two
+runs, tests/_library_runs.py): the schedd killed with an expectation and a submit due while
+it is dead, the collector killed with an expectation on its ads, and the schedd killed again
+as the last thing before ``until = "quiet"``."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -22,6 +20,7 @@ from typing import Any
 import pytest
 import trio
 import trio.testing
+from _library_runs import LibraryRuns
 
 from condorsim.replay.client import PoolClient, PoolUnreachable, _NoAnswer
 from condorsim.wire import Message
@@ -30,6 +29,7 @@ from daemons.master.master import RestartState
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "dead-daemon-wait.toml"
+RUNS = ("first", "second")
 T0 = 1_767_603_600
 
 
@@ -212,13 +212,6 @@ async def _async(fn: Callable[[], Any]) -> Any:
 
 
 # -- a real pool --------------------------------------------------------------------------------
-def _replay(keep: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, CONDOR_CONFIG="/dev/null")
-    return subprocess.run([sys.executable, "-m", "condorsim.cli", "replay", str(SCENARIO),
-                           "--keep", str(keep), "--quiet"],
-                          capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
-
-
 def _replay_log(run_dir: Path, *events: str) -> list[tuple[str, str, int]]:
     out = []
     for line in (run_dir / "log" / "ReplayLog.json").read_text().splitlines():
@@ -245,10 +238,13 @@ def _job_messages(run_dir: Path) -> list[tuple[Any, ...]]:
 
 
 @pytest.mark.pool
-def test_a_replay_waits_for_killed_daemons_and_passes_the_same_way_twice(tmp_path: Path) -> None:
-    runs = [tmp_path / "first", tmp_path / "second"]
+def test_a_replay_waits_for_killed_daemons_and_passes_the_same_way_twice(
+        library_runs: LibraryRuns) -> None:
+    # `condorsim replay scenarios/dead-daemon-wait.toml --keep DIR`, twice: the library's
+    # two runs, which tests/replay/test_scenarios.py replays too (tests/_library_runs.py)
     with ThreadPoolExecutor(2) as pool:
-        done = list(pool.map(_replay, runs))
+        done = list(pool.map(lambda run: library_runs(SCENARIO.name, run), RUNS))
+    runs = [library_runs.run_dir(SCENARIO.name, run) for run in RUNS]
     for d in done:
         assert d.returncode == 0, d.stdout + d.stderr
         assert d.stdout.splitlines()[-1] == "4 passed, 0 failed"

@@ -212,3 +212,24 @@ def test_a_broken_request_is_refused_and_the_zygote_serves_on(probe_dir: Path) -
         trio.run(main)
     finally:
         z.close()
+
+
+def test_a_module_that_is_not_a_package_is_preloaded_as_it_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # what a forked `python -m condorsim.cli replay` imports (tests/conftest.py's replay
+    # zygote); a package's __main__ is imported and forgotten (runpy runs it in the child)
+    (tmp_path / "zygote_plain.py").write_text("LOADED = True\n")
+    (tmp_path / "zygote_pkg").mkdir()
+    (tmp_path / "zygote_pkg" / "__init__.py").write_text("")
+    (tmp_path / "zygote_pkg" / "__main__.py").write_text("from zygote_pkg import helper\n")
+    (tmp_path / "zygote_pkg" / "helper.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    names = ("zygote_plain", "zygote_pkg", "zygote_pkg.helper", "zygote_pkg.__main__")
+    try:
+        zmod._preload("zygote_plain")
+        zmod._preload("zygote_pkg")
+        assert sys.modules["zygote_plain"].LOADED
+        assert "zygote_pkg.helper" in sys.modules and "zygote_pkg.__main__" not in sys.modules
+    finally:
+        for name in names:
+            sys.modules.pop(name, None)

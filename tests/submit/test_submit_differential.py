@@ -12,6 +12,7 @@ attributes not compared and why.
 
 from __future__ import annotations
 
+import functools
 import random
 import warnings
 from pathlib import Path
@@ -172,23 +173,26 @@ PATHS = st.sampled_from(["/a/b/c.txt", "c.txt", ".hidden", "a/b/", '"/q/r.s"', "
 def macro_values(draw: st.DrawFn, defined: list[str]) -> str:
     """Text mixing literals and macros; only names defined earlier (or itself) are used,
     because HTCondor loops for ever on macros that refer to each other."""
-    names = BUILTIN_MACROS + defined
-    parts = draw(
-        st.lists(
-            st.one_of(
-                st.sampled_from(["v", "1", "-", " ", "/p", ",", "'", "w w", "a.b"]),
-                st.sampled_from(names).map(lambda n: f"$({n})"),
-                st.tuples(st.sampled_from(names), st.sampled_from(["d", "", "x y"])).map(
-                    lambda t: f"$({t[0]}:{t[1]})"
-                ),
-                st.sampled_from(["$$(Memory)", "$(DOLLAR)", "$ENV(HOME)", "$$([1+2])"]),
-                st.tuples(FILE_OPTIONS, st.sampled_from(names)).map(lambda t: f"$F{t[0]}({t[1]})"),
-                st.tuples(FILE_OPTIONS, PATHS).map(lambda t: f"$F{t[0]}({t[1]})"),
+    return "".join(draw(_macro_parts(tuple(BUILTIN_MACROS + defined))))
+
+
+@functools.cache
+def _macro_parts(names: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
+    """The parts of a value using ``names``: built once for each list of names (a few
+    dozen), not for every value drawn (most of the cost of a draw)."""
+    return st.lists(
+        st.one_of(
+            st.sampled_from(["v", "1", "-", " ", "/p", ",", "'", "w w", "a.b"]),
+            st.sampled_from(names).map(lambda n: f"$({n})"),
+            st.tuples(st.sampled_from(names), st.sampled_from(["d", "", "x y"])).map(
+                lambda t: f"$({t[0]}:{t[1]})"
             ),
-            max_size=5,
-        )
+            st.sampled_from(["$$(Memory)", "$(DOLLAR)", "$ENV(HOME)", "$$([1+2])"]),
+            st.tuples(FILE_OPTIONS, st.sampled_from(names)).map(lambda t: f"$F{t[0]}({t[1]})"),
+            st.tuples(FILE_OPTIONS, PATHS).map(lambda t: f"$F{t[0]}({t[1]})"),
+        ),
+        max_size=5,
     )
-    return "".join(parts)
 
 
 @st.composite

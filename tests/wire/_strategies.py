@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from typing import Any
@@ -71,7 +72,11 @@ def strategy_for(tp: Any) -> st.SearchStrategy[Any]:
     raise AssertionError(f"no strategy for {tp!r}")
 
 
+@functools.cache
 def messages_of(cls: type[Message]) -> st.SearchStrategy[Message]:
+    """Messages of ``cls``, every field drawn from its annotation. Built once per class
+    (a strategy is immutable): resolving the annotations is most of the cost of building
+    it, and the tests draw from it for every example."""
     hints = typing.get_type_hints(cls)
     names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
     return st.builds(cls, **{name: strategy_for(hints[name]) for name in names})
