@@ -30,8 +30,11 @@ the connection closed.
 
 from __future__ import annotations
 
+import errno
 import itertools
+import os
 import re
+import socket
 import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -140,11 +143,36 @@ async def _connect_ipv4(host: str, port: int) -> trio.SocketStream:
     pool's CPU in the bench's profile went to those)."""
     sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_STREAM)
     try:
-        await sock.connect((host, port))
+        await _connect_now(sock, (host, port))
     except BaseException:
         sock.close()
         raise
     return trio.SocketStream(sock)
+
+
+async def _connect_now(sock: trio.socket.SocketType, address: tuple[str, int]) -> None:
+    """``await sock.connect(address)`` for a numeric address, without a pass of trio's
+    loop when the connection is made at once, as a loopback connection to a listener with
+    room in its queue is (the kernel completes the handshake inside the ``connect`` call,
+    which still answers EINPROGRESS): ``getpeername`` answers only for a connected socket.
+    Anything else (a full accept queue, a refusal, a far address) waits for the socket to
+    be writable and reads its error, as trio does. Still a cancel point."""
+    await trio.lowlevel.checkpoint_if_cancelled()
+    raw = sock._sock  # type: ignore[attr-defined]  # trio's socket wraps the stdlib one
+    err = raw.connect_ex(address)
+    if err == 0:
+        return
+    if err != errno.EINPROGRESS:
+        raise OSError(err, os.strerror(err))
+    try:
+        raw.getpeername()
+        return
+    except OSError:
+        pass
+    await trio.lowlevel.wait_writable(raw)
+    err = raw.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+    if err != 0:
+        raise OSError(err, f"Error connecting to {address!r}: {os.strerror(err)}")
 
 
 @dataclass

@@ -19,7 +19,6 @@ connection costs no round trip more than before.
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import hmac
 import os
@@ -89,8 +88,8 @@ def proof(key: bytes, server: str, name: str, *, now: float | None = None,
     ``<wall time>:<fresh nonce>:<HMAC-SHA256 of name, server, time and nonce>``."""
     stamp = f"{time.time() if now is None else now:.3f}"
     nonce = secrets.token_hex(12) if nonce is None else nonce
-    mac = hmac.new(key, f"{name}|{server}|{stamp}|{nonce}".encode(), hashlib.sha256)
-    return f"{stamp}:{nonce}:{mac.hexdigest()}"
+    mac = hmac.digest(key, f"{name}|{server}|{stamp}|{nonce}".encode(), "sha256")
+    return f"{stamp}:{nonce}:{mac.hex()}"
 
 
 class ProofChecker:
@@ -110,8 +109,8 @@ class ProofChecker:
             when = float(stamp)
         except ValueError:
             return "the peer's proof is malformed"
-        expected = hmac.new(self.key, f"{name}|{self.server}|{stamp}|{nonce}".encode(),
-                            hashlib.sha256).hexdigest()
+        expected = hmac.digest(self.key, f"{name}|{self.server}|{stamp}|{nonce}".encode(),
+                               "sha256").hex()
         if not hmac.compare_digest(expected, mac):
             return "the peer does not hold the pool key (its proof does not match)"
         if abs(now - when) > FRESH_SECONDS:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from condorsim.classad import ClassAd, ClassAdError, ExprTree, parse_expr
+from condorsim.classad._classad import to_tree
 from condorsim.jobqueue import (
     HEADER_KEY,
     DeleteAttr,
@@ -57,11 +58,9 @@ def job_str(job: JobId) -> str:
 
 def text_of(value: Any) -> str:
     """The ClassAd expression text of a Python value, an ExprTree or a ClassAd."""
-    if isinstance(value, ExprTree):
-        return str(value)  # what a ClassAd holding it gives back (its text is kept)
-    holder = ClassAd()
-    holder["v"] = value
-    return str(holder["v"])
+    # What a ClassAd holding the value gives back: the value's tree (a str, int or bool
+    # one shared, see to_tree) whose text is kept once made.
+    return str(to_tree(value))
 
 
 def job_status(ad: ClassAd) -> int:
@@ -280,7 +279,8 @@ class JobStore:
         makes non-durable (``CommitNonDurableTransactionOrDieTrying``)."""
         ad = self.jobs[job]
         key = proc_key(*job)
-        texts = {name: text_of(value) for name, value in set_.items()}
+        trees = {name: to_tree(value) for name, value in set_.items()}
+        texts = {name: str(tree) for name, tree in trees.items()}  # text_of, tree made once
         gone = [name for name in delete if name in ad]
         ops: list[Op] = [SetAttr(key, n, v) for n, v in texts.items()]
         ops += [DeleteAttr(key, n) for n in gone]
@@ -291,8 +291,7 @@ class JobStore:
         if stuck:
             ops += [SetAttr(key, n, "undefined") for n in stuck]
         self._commit(ops, durable)
-        for name, value in set_.items():
-            ad[name] = value
+        ad.update(trees)
         for name in gone:
             del ad[name]
         self._index(job)
