@@ -323,15 +323,15 @@ class IdleIndex:
         by_cid = self._lists.setdefault(owner, {})
         stale = self._stale.get(owner)
         if stale:
-            keys = self._key
+            key_of = self._key
             if len(stale) > len(self.store.jobs) // 8:
                 # many (a fresh queue): in the queue's order, mostly their priority order
                 # already, so that the sort finds long runs (the keys are unique: the same
                 # order whatever the input's)
-                todo = [keys[j] for j in self.store.jobs if j in stale and j not in out_jobs]
+                todo = [key_of[j] for j in self.store.jobs if j in stale and j not in out_jobs]
                 todo.sort()
             else:
-                todo = sorted(keys[j] for j in stale if j not in out_jobs)
+                todo = sorted(key_of[j] for j in stale if j not in out_jobs)
             lowered = tuple(a.lower() for a in attrs)
             attrs_tree = ac._literal(attr_list)
             by_trees: dict[tuple[int, ...], tuple[tuple[str, ...], int]] = {}
