@@ -302,6 +302,17 @@ _LOWERED: dict[str, str] = {}
 _LOWERED_MAX: Final = 16384
 
 
+def _checked_key(name: Any) -> str:
+    """The lower-cased key of an attribute name not in :data:`_LOWERED` yet, checked (and
+    kept there); raises ClassAdWireError for a name that is not a non-empty string."""
+    if type(name) is not str or not name or "\0" in name:
+        raise ClassAdWireError(f"attribute name {name!r} is not a non-empty string")
+    if len(_LOWERED) >= _LOWERED_MAX:
+        _LOWERED.clear()
+    key = _LOWERED[name] = name.lower()
+    return key
+
+
 def ad_from_wire(mapping: Any) -> ClassAd:
     """The ClassAd of a decoded wire map; raises ClassAdWireError on malformed input."""
     if type(mapping) is dict:  # the common case in one pass: what _decode_pairs checks
@@ -313,12 +324,7 @@ def ad_from_wire(mapping: Any) -> ClassAd:
             for name, value in mapping.items():
                 key = lowered.get(name) if type(name) is str else None
                 if key is None:
-                    if type(name) is not str or not name or "\0" in name:
-                        raise ClassAdWireError(
-                            f"attribute name {name!r} is not a non-empty string")
-                    if len(lowered) >= _LOWERED_MAX:
-                        lowered.clear()
-                    key = lowered[name] = name.lower()
+                    key = _checked_key(name)
                 t = type(value)
                 if (t is str and len(value) <= CACHE_MAX_TEXT and "\0" not in value) or \
                         t is bool or (t is int and INT_MIN <= value <= INT_MAX):
@@ -441,6 +447,22 @@ _ATTRS_SLOT: Final[Any] = ClassAd.__dict__["_attrs"]  # the base's slots, under 
 _NAMES_SLOT: Final[Any] = ClassAd.__dict__["_names"]  # properties
 
 
+def _lazy_slot(slot: Any) -> Any:
+    """A property over one of ClassAd's slots that first makes a LazyAd's trees."""
+
+    def get(self: LazyAd) -> Any:
+        if self._pending is not None:
+            self._fill()
+        return slot.__get__(self)
+
+    def set_(self: LazyAd, value: Any) -> None:
+        if self._pending is not None:
+            self._fill()
+        slot.__set__(self, value)
+
+    return property(get, set_)
+
+
 class LazyAd(ClassAd):
     """The ad of a wire map that :func:`ad_from_wire_lazy` checked in full, whose literal
     trees are made when the ad is first used as a whole: until then :meth:`evaluate` of a
@@ -469,31 +491,9 @@ class LazyAd(ClassAd):
         _ATTRS_SLOT.__set__(self, attrs)
         _NAMES_SLOT.__set__(self, names)
 
-    @property
-    def _attrs(self) -> dict[str, ExprTree]:
-        if self._pending is not None:
-            self._fill()
-        attrs: dict[str, ExprTree] = _ATTRS_SLOT.__get__(self)
-        return attrs
-
-    @_attrs.setter
-    def _attrs(self, value: dict[str, ExprTree]) -> None:
-        if self._pending is not None:
-            self._fill()
-        _ATTRS_SLOT.__set__(self, value)
-
-    @property
-    def _names(self) -> dict[str, str]:
-        if self._pending is not None:
-            self._fill()
-        names: dict[str, str] = _NAMES_SLOT.__get__(self)
-        return names
-
-    @_names.setter
-    def _names(self, value: dict[str, str]) -> None:
-        if self._pending is not None:
-            self._fill()
-        _NAMES_SLOT.__set__(self, value)
+    # the base's two dicts, made from the pending values at their first use
+    _attrs = _lazy_slot(_ATTRS_SLOT)
+    _names = _lazy_slot(_NAMES_SLOT)
 
     def evaluate(self, name: str, target: ClassAd | None = None,
                  ctx: EvalContext | None = None) -> Value:
@@ -521,11 +521,7 @@ def ad_from_wire_lazy(mapping: Any) -> ClassAd:
         for name, value in mapping.items():
             key = lowered.get(name) if type(name) is str else None
             if key is None:
-                if type(name) is not str or not name or "\0" in name:
-                    raise ClassAdWireError(f"attribute name {name!r} is not a non-empty string")
-                if len(lowered) >= _LOWERED_MAX:
-                    lowered.clear()
-                key = lowered[name] = name.lower()
+                key = _checked_key(name)
             t = type(value)
             if not ((t is str and len(value) <= CACHE_MAX_TEXT and "\0" not in value) or
                     t is bool or (t is int and INT_MIN <= value <= INT_MAX)):
