@@ -19,7 +19,7 @@ from ._parser import parse_expression
 from ._tree import ExprTree
 from ._unparse import unparse_value
 from ._values import ERROR, UNDEFINED, EvalContext, Value
-from ._wire import SealedAd, ad_from_wire, ad_from_wire_named, ad_to_wire
+from ._wire import LazyAd, SealedAd, ad_from_wire, ad_from_wire_lazy, ad_from_wire_named, ad_to_wire
 
 
 def parse_expr(text: str) -> ExprTree:
@@ -38,9 +38,11 @@ __all__ = [
     "DollarDollarError",
     "EvalContext",
     "ExprTree",
+    "LazyAd",
     "SealedAd",
     "Value",
     "ad_from_wire",
+    "ad_from_wire_lazy",
     "ad_from_wire_named",
     "ad_to_wire",
     "expand_dollar_dollar",

@@ -52,12 +52,12 @@ from typing import Any, Final, NamedTuple
 
 import msgpack
 
-from ._classad import ClassAd
+from ._classad import SPECIAL_NAMES, ClassAd
 from ._errors import ClassAdSyntaxError, ClassAdWireError
 from ._parser import parse_expression
 from ._tree import AdExpr, ExprTree, ListExpr, Literal
 from ._unparse import unparse
-from ._values import ERROR, INT_MAX, INT_MIN, UNDEFINED, AbsTime, RelTime
+from ._values import ERROR, INT_MAX, INT_MIN, UNDEFINED, AbsTime, EvalContext, RelTime, Value
 
 EXT_UNDEFINED: Final = 1
 EXT_ERROR: Final = 2
@@ -302,6 +302,17 @@ _LOWERED: dict[str, str] = {}
 _LOWERED_MAX: Final = 16384
 
 
+def _checked_key(name: Any) -> str:
+    """The lower-cased key of an attribute name not in :data:`_LOWERED` yet, checked (and
+    kept there); raises ClassAdWireError for a name that is not a non-empty string."""
+    if type(name) is not str or not name or "\0" in name:
+        raise ClassAdWireError(f"attribute name {name!r} is not a non-empty string")
+    if len(_LOWERED) >= _LOWERED_MAX:
+        _LOWERED.clear()
+    key = _LOWERED[name] = name.lower()
+    return key
+
+
 def ad_from_wire(mapping: Any) -> ClassAd:
     """The ClassAd of a decoded wire map; raises ClassAdWireError on malformed input."""
     if type(mapping) is dict:  # the common case in one pass: what _decode_pairs checks
@@ -313,12 +324,7 @@ def ad_from_wire(mapping: Any) -> ClassAd:
             for name, value in mapping.items():
                 key = lowered.get(name) if type(name) is str else None
                 if key is None:
-                    if type(name) is not str or not name or "\0" in name:
-                        raise ClassAdWireError(
-                            f"attribute name {name!r} is not a non-empty string")
-                    if len(lowered) >= _LOWERED_MAX:
-                        lowered.clear()
-                    key = lowered[name] = name.lower()
+                    key = _checked_key(name)
                 t = type(value)
                 if (t is str and len(value) <= CACHE_MAX_TEXT and "\0" not in value) or \
                         t is bool or (t is int and INT_MIN <= value <= INT_MAX):
@@ -434,4 +440,99 @@ def ad_from_wire_named(mapping: Any) -> ClassAd:
     _NAMED[name] = _named(mapping, ad)
     if len(_NAMED) > _NAMED_MAX:
         _NAMED.popitem(last=False)
+    return ad
+
+
+_ATTRS_SLOT: Final[Any] = ClassAd.__dict__["_attrs"]  # the base's slots, under LazyAd's
+_NAMES_SLOT: Final[Any] = ClassAd.__dict__["_names"]  # properties
+
+
+def _lazy_slot(slot: Any) -> Any:
+    """A property over one of ClassAd's slots that first makes a LazyAd's trees."""
+
+    def get(self: LazyAd) -> Any:
+        if self._pending is not None:
+            self._fill()
+        return slot.__get__(self)
+
+    def set_(self: LazyAd, value: Any) -> None:
+        if self._pending is not None:
+            self._fill()
+        slot.__set__(self, value)
+
+    return property(get, set_)
+
+
+class LazyAd(ClassAd):
+    """The ad of a wire map that :func:`ad_from_wire_lazy` checked in full, whose literal
+    trees are made when the ad is first used as a whole: until then :meth:`evaluate` of a
+    plain string, integer or boolean attribute (or a missing one) reads the map's value, which
+    is what its literal evaluates to. For an ad a daemon receives and mostly drops unread (the
+    schedd reads a matched slot ad's Name and MyAddress, and claims with the startd's own).
+    Any other use makes the whole ad first: it is then the ad :func:`ad_from_wire` makes."""
+
+    __slots__ = ("_pending",)
+
+    def __init__(self, attrs: Any = None) -> None:
+        self._pending: tuple[dict[str, Any], dict[str, str]] | None = None
+        super().__init__(attrs)
+
+    def _fill(self) -> None:
+        """Make the trees of the checked values (the others were made by the check)."""
+        pending = self._pending
+        assert pending is not None
+        self._pending = None
+        values, names = pending
+        literal = _literal
+        attrs: dict[str, ExprTree] = {}
+        for key, value in values.items():  # a value left as it came is one of these
+            t = type(value)
+            attrs[key] = literal(value) if t is str or t is bool or t is int else value
+        _ATTRS_SLOT.__set__(self, attrs)
+        _NAMES_SLOT.__set__(self, names)
+
+    # the base's two dicts, made from the pending values at their first use
+    _attrs = _lazy_slot(_ATTRS_SLOT)
+    _names = _lazy_slot(_NAMES_SLOT)
+
+    def evaluate(self, name: str, target: ClassAd | None = None,
+                 ctx: EvalContext | None = None) -> Value:
+        pending = self._pending
+        if pending is not None:
+            key = name.lower()
+            value = pending[0].get(key)
+            t = type(value)
+            if t is str or t is int or t is bool:
+                return value
+            if value is None and target is None and key not in SPECIAL_NAMES:
+                return UNDEFINED  # as ClassAd.evaluate: no attribute, no enclosing ad
+        return super().evaluate(name, target, ctx)
+
+
+def ad_from_wire_lazy(mapping: Any) -> ClassAd:
+    """:func:`ad_from_wire` with every check made now and the literal trees left to the
+    ad's first use as a whole (a :class:`LazyAd`); raises as :func:`ad_from_wire` does."""
+    if type(mapping) is not dict:
+        return ad_from_wire(mapping)
+    values: dict[str, Any] = {}
+    names: dict[str, str] = {}
+    lowered = _LOWERED
+    try:
+        for name, value in mapping.items():
+            key = lowered.get(name) if type(name) is str else None
+            if key is None:
+                key = _checked_key(name)
+            t = type(value)
+            if not ((t is str and len(value) <= CACHE_MAX_TEXT and "\0" not in value) or
+                    t is bool or (t is int and INT_MIN <= value <= INT_MAX)):
+                value = _decode(value, name, 0)  # a tree: checked, made now
+            if key not in names:
+                names[key] = name
+            values[key] = value
+    except RecursionError:
+        raise ClassAdWireError("ClassAd nested too deeply") from None
+    ad = LazyAd.__new__(LazyAd)
+    ad._parent = None
+    ad._shared = False
+    ad._pending = (values, names)
     return ad

@@ -46,6 +46,10 @@ def gridmanager_owns(ad: ClassAd) -> bool:
 
 SCHEDD_RUNS_ITSELF = frozenset({int(Universe.LOCAL), int(Universe.SCHEDULER)})
 
+NEEDS_A_SLOT_READS = ("JobUniverse", "Managed")
+"""The attributes :func:`needs_a_slot` reads: jobs with the same constant values of these
+get the same answer."""
+
 
 def needs_a_slot(ad: ClassAd) -> bool:
     """service_this_universe: a job the schedd negotiates and claims slots for -- not a grid

@@ -48,6 +48,7 @@ from condorsim.classad import (
     ClassAd,
     ClassAdWireError,
     ad_from_wire,
+    ad_from_wire_lazy,
     ad_from_wire_named,
     ad_to_wire,
 )
@@ -68,6 +69,12 @@ UNPACK_LIMITS: Final[Mapping[str, int]] = types.MappingProxyType(
         "max_map_len": 10_000,  # attributes of one ClassAd, or fields of a message
     }
 )
+
+LAZY_AD_FIELDS: Final = frozenset({"PERMISSION_AND_AD.slot_ad"})
+"""The ad fields (``COMMAND.field``) decoded as a :class:`~condorsim.classad.LazyAd`: checked
+as any ad, its trees made when first used as a whole. The schedd reads a matched slot ad's
+Name and MyAddress, then claims with the startd's own ad (issue 16: 10,000 matches in one
+cycle)."""
 
 _COMMAND_RE: Final = re.compile(r"[A-Z][A-Z0-9_]*")
 _RESERVED_FIELDS: Final = frozenset({"cmd", "command"})
@@ -295,7 +302,7 @@ def _converters(tp: Any, where: str) -> tuple[_Encoder, _Decoder]:
     if tp in _SCALARS:
         return _SCALARS[tp]
     if tp is ClassAd:
-        return _encode_ad, _decode_ad
+        return _encode_ad, _decode_lazy_ad if where in LAZY_AD_FIELDS else _decode_ad
     if tp is Message:
         return _encode_nested, _decode_any_nested
     if isinstance(tp, type) and tp in _BY_CLASS:
@@ -365,6 +372,8 @@ def _ad_decoder(from_wire: Callable[[Any], ClassAd]) -> _Decoder:
 
 
 _decode_ad = _ad_decoder(ad_from_wire)
+# the ads of LAZY_AD_FIELDS: checked in full, their trees made at first use
+_decode_lazy_ad = _ad_decoder(ad_from_wire_lazy)
 # the ads of a list (a query result): the same named ads come again and again
 _decode_listed_ad = _ad_decoder(ad_from_wire_named)
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 
 from condorsim.classad import ClassAd, ExprTree
+from condorsim.classad._tree import NOT_CONST
 from condorsim.jobs.codes import JobStatus
 
 from .store import JobId, JobStore, text_of
@@ -149,7 +150,11 @@ class AutoClusters:
         AutoClusterAttrs. ``lowered``: the significant attributes (lower-cased) of
         ``attr_list``, whose shared literal is ``attrs_tree``; ``by_trees``: the call's
         signatures by tree identity."""
-        if ad.evaluate("JobStatus") != _IDLE:
+        tree = ad._attrs.get("jobstatus")  # evaluate's first step inline: a literal
+        status = tree._const if tree is not None else NOT_CONST
+        if status is NOT_CONST:
+            status = ad.evaluate("JobStatus")
+        if status != _IDLE:
             return None
         # the procs of a cluster share their cluster's trees: one signature (and so one
         # autocluster) per set of trees (by identity; ``by_trees`` lives for one call, while
@@ -196,6 +201,7 @@ def sort_key(job: JobId, ad: ClassAd) -> SortKey:
 
 
 _BATCH = 16  # more changes than this to one sorted list: rebuilt, not bisected
+_ENTRY_READS = ("owner", "jobprio", "qdate")
 
 
 class IdleIndex:
@@ -212,10 +218,13 @@ class IdleIndex:
     """
 
     def __init__(self, store: JobStore, autoclusters: AutoClusters,
-                 wanted: Callable[[ClassAd], bool]) -> None:
+                 wanted: Callable[[ClassAd], bool], reads: tuple[str, ...] = ()) -> None:
         self.store = store
         self.autoclusters = autoclusters
         self.wanted = wanted  # needs_a_slot
+        # the attributes ``wanted`` reads (none given: its answer is never reused); with
+        # Owner, JobPrio and QDate, what a job's entry is made of
+        self._reads = (tuple(name.lower() for name in reads) + _ENTRY_READS) if reads else ()
         self._dirty = store.watch()
         # every idle job ``wanted`` holds: its owner and its sort key
         self._owner: dict[JobId, str | None] = {}
@@ -237,6 +246,12 @@ class IdleIndex:
         idle = self.store.by_status.get(_IDLE, set())
         gone: dict[tuple[str | None, int], set[SortKey]] = {}
         owners, keys, cids, stale = self._owner, self._key, self._cid, self._stale
+        reads = self._reads
+        # the procs of a cluster share their cluster's trees: a job whose trees of
+        # ``reads`` are all constants (or missing) has the entry of the first job with
+        # the same trees (by identity; the ads hold them for this call, and a constant
+        # tree evaluates to its value in any ad: the entry is what evaluating gives)
+        entries: dict[tuple[int, ...], tuple[bool, str | None, float, int]] = {}
         for job in dirty:
             key = keys.pop(job, None)
             if key is not None:
@@ -247,11 +262,21 @@ class IdleIndex:
                 elif cid is not None:
                     gone.setdefault((owner, cid), set()).add(key)
             ad = jobs.get(job)
-            if ad is not None and job in idle and self.wanted(ad):
-                value = ad.evaluate("Owner")
-                owner = value if isinstance(value, str) else None
-                owners[job] = owner
-                keys[job] = sort_key(job, ad)
+            if ad is None or job not in idle:
+                continue
+            entry = None
+            if reads and ad._parent is None:
+                trees = ad.trees(reads)
+                ids = tuple(map(id, trees))
+                entry = entries.get(ids)
+                if entry is None and all(t is None or t._const is not NOT_CONST
+                                         for t in trees):
+                    entry = entries[ids] = self._entry(ad)
+            if entry is None:
+                entry = self._entry(ad)
+            if entry[0]:
+                owner = owners[job] = entry[1]
+                keys[job] = (entry[2], entry[3], job)  # sort_key
                 stale.setdefault(owner, set()).add(job)
         dirty.clear()
         for (owner, cid), out in gone.items():
@@ -264,6 +289,17 @@ class IdleIndex:
                     del sorted_keys[bisect_left(sorted_keys, k)]
             if not sorted_keys:
                 del by_cid[cid]
+
+    def _entry(self, ad: ClassAd) -> tuple[bool, str | None, float, int]:
+        """Whether the job is ``wanted``, its Owner (None: not a string) and the first two
+        parts of its :func:`sort_key`."""
+        if not self.wanted(ad):
+            return (False, None, 0, 0)
+        value = ad.evaluate("Owner")
+        prio, qdate = ad.evaluate("JobPrio"), ad.evaluate("QDate")
+        return (True, value if isinstance(value, str) else None,
+                -(prio if isinstance(prio, (int, float)) else 0),
+                qdate if isinstance(qdate, int) else 0)
 
     def requests(self, owner: str, extra_attrs: str,
                  excluded: Iterable[Collection[JobId]]) -> list[Request]:
@@ -287,7 +323,15 @@ class IdleIndex:
         by_cid = self._lists.setdefault(owner, {})
         stale = self._stale.get(owner)
         if stale:
-            todo = sorted(self._key[j] for j in stale if j not in out_jobs)
+            key_of = self._key
+            if len(stale) > len(self.store.jobs) // 8:
+                # many (a fresh queue): in the queue's order, mostly their priority order
+                # already, so that the sort finds long runs (the keys are unique: the same
+                # order whatever the input's)
+                todo = [key_of[j] for j in self.store.jobs if j in stale and j not in out_jobs]
+                todo.sort()
+            else:
+                todo = sorted(key_of[j] for j in stale if j not in out_jobs)
             lowered = tuple(a.lower() for a in attrs)
             attrs_tree = ac._literal(attr_list)
             by_trees: dict[tuple[int, ...], tuple[tuple[str, ...], int]] = {}

@@ -24,7 +24,7 @@ from typing import Any
 
 from condorsim.classad import ClassAd
 from condorsim.jobs.codes import JobStatus
-from condorsim.jobs.managed import needs_a_slot
+from condorsim.jobs.managed import NEEDS_A_SLOT_READS, needs_a_slot
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
@@ -53,7 +53,7 @@ class Negotiations:
         self.queue = queue
         self.autoclusters = AutoClusters()
         # the idle jobs that need a slot (service_this_universe), by owner and autocluster
-        self.idle = IdleIndex(queue.store, self.autoclusters, needs_a_slot)
+        self.idle = IdleIndex(queue.store, self.autoclusters, needs_a_slot, NEEDS_A_SLOT_READS)
         self.matched = matched
         self.pending = pending
         self.before = before

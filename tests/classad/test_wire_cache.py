@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorsim.classad import ClassAd, ClassAdWireError, _wire, ad_from_wire, ad_to_wire, parse_expr
+from condorsim.classad import (
+    UNDEFINED,
+    ClassAd,
+    ClassAdWireError,
+    _wire,
+    ad_from_wire,
+    ad_to_wire,
+    parse_expr,
+)
 
 
 def _through_bytes(ad: ClassAd) -> ClassAd:
@@ -215,3 +223,56 @@ def test_a_named_ad_updated_in_a_few_values_is_the_ad_decoded_anew(values: list)
             assert type(a) is type(b) and str(a) == str(b)
         else:  # a list
             assert str(got[name]) == str(want[name])
+
+
+_LAZY_VALUES = st.one_of(_DECODABLE, st.integers(), st.text("a\0", max_size=2),
+                         st.builds(msgpack.ExtType, st.sampled_from([1, 3, 6, 9]),
+                                   st.binary(max_size=3)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["A", "a", "B", "Name", "", "x\0"]), _LAZY_VALUES),
+                max_size=5),
+       st.lists(st.sampled_from(["A", "b", "NAME", "Missing", "MY"]), max_size=3))
+def test_a_lazy_ad_is_checked_now_and_is_the_ad_decoded_in_full(
+        pairs: list, reads: list) -> None:
+    """A slot ad the schedd receives in PERMISSION_AND_AD is checked when it arrives (the same
+    error as a full decode, for any malformed map) and makes its trees at first use: what it
+    evaluates to before and after, and the ad it then is, are those of a full decode."""
+    from condorsim.classad import LazyAd, ad_from_wire_lazy
+
+    wire = dict(pairs)
+    try:
+        want = ad_from_wire(wire)
+    except ClassAdWireError as e:
+        with pytest.raises(ClassAdWireError) as got:
+            ad_from_wire_lazy(wire)
+        assert str(got.value) == str(e)
+        return
+    lazy = ad_from_wire_lazy(wire)
+    assert type(lazy) is LazyAd
+
+    def same(a: object, b: object) -> bool:  # MY is the ad itself
+        if isinstance(b, ClassAd):
+            return isinstance(a, ClassAd) and a == b
+        return type(a) is type(b) and str(a) == str(b)
+
+    for name in reads:  # before the trees are made (plain values, missing names)...
+        assert same(lazy.evaluate(name), want.evaluate(name))
+    assert lazy == want and str(lazy) == str(want) and list(lazy) == list(want)
+    for name in reads:  # ... and after
+        assert same(lazy.evaluate(name), want.evaluate(name))
+    assert ad_to_wire(lazy) == ad_to_wire(want)
+
+
+def test_a_lazy_ad_changed_before_use_keeps_its_other_values() -> None:
+    from condorsim.classad import ad_from_wire_lazy
+
+    lazy = ad_from_wire_lazy({"Name": "slot1@m", "Cpus": 4, "Req": msgpack.ExtType(3, b"Cpus > 2")})
+    assert lazy.evaluate("name") == "slot1@m" and lazy.evaluate("Nope") is UNDEFINED
+    lazy["Cpus"] = 1
+    assert lazy.evaluate("Req") is False and lazy.evaluate("Name") == "slot1@m"
+    assert list(lazy) == ["Name", "Cpus", "Req"]
+    copy = lazy.copy()
+    del lazy["Name"]
+    assert copy.evaluate("Name") == "slot1@m" and "Name" not in lazy

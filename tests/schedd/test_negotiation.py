@@ -165,16 +165,21 @@ def _seen(q: JobQueue, requests: list[Any]) -> list[Any]:
     return [[(r.jobs, str(r.ad)) for r in requests], stamps]
 
 
-@pytest.mark.parametrize("batch", [0, 16])
+@pytest.mark.parametrize(("batch", "memo"), [(0, False), (16, False), (16, True)])
 def test_the_kept_index_of_idle_jobs_gives_the_requests_a_walk_of_the_queue_gave(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int, memo: bool) -> None:
     """IdleIndex keeps the idle jobs by owner and autocluster from the store's changes; a
     random run of changes (priorities, statuses, requirements, new and removed jobs, jobs
     with a shadow or a match pending, the significant attributes) gives at every NEGOTIATE
     the requests and AutoClusterIds the old walk over every idle job gave (its sorted lists
-    changed key by key, or rebuilt: ``batch``)."""
+    changed key by key, or rebuilt: ``batch``). With ``memo``, the index is told what
+    needs_a_slot reads and reuses a job's entry for the jobs with the same constant trees;
+    the changes then include universes that need no slot and a JobPrio that is an
+    expression (not reused: its value depends on the job's other attributes)."""
     import random
 
+    from condorsim.classad import parse_expression
+    from condorsim.jobs.managed import NEEDS_A_SLOT_READS, needs_a_slot
     from daemons.schedd import autocluster
     from daemons.schedd.autocluster import AutoClusters, IdleIndex
 
@@ -185,7 +190,10 @@ def test_the_kept_index_of_idle_jobs_gives_the_requests_a_walk_of_the_queue_gave
         q = JobQueue(tmp_path / side)
         q.open(T0)
         queues.append(q)
-    index = IdleIndex(queues[1].store, AutoClusters(), lambda ad: True)
+    index = IdleIndex(queues[1].store, AutoClusters(), needs_a_slot, NEEDS_A_SLOT_READS) \
+        if memo else IdleIndex(queues[1].store, AutoClusters(), lambda ad: True)
+    extra = ({"JobUniverse": 12}, {"JobUniverse": 5}, {"Managed": "External"},
+             {"JobPrio": parse_expression("RequestMemory - 2")}) if memo else ()
     old_ac = AutoClusters()
     owners = ("alice", "bob")
     for step in range(120):
@@ -202,7 +210,7 @@ def test_the_kept_index_of_idle_jobs_gives_the_requests_a_walk_of_the_queue_gave
             change = rng.choice(({"JobPrio": rng.randint(-3, 3)}, {"JobStatus": 2},
                                  {"JobStatus": 1}, {"JobStatus": 5},
                                  {"RequestMemory": rng.choice((1, 2, 4))},
-                                 {"QDate": T0 - rng.randint(0, 9)}))
+                                 {"QDate": T0 - rng.randint(0, 9)}, *extra))
             for q in queues:
                 q.store.change(job, change)
         elif op < 0.8:
@@ -216,3 +224,22 @@ def test_the_kept_index_of_idle_jobs_gives_the_requests_a_walk_of_the_queue_gave
             old = _old_requests(queues[0], old_ac, owner, attrs, excluded)
             new = index.requests(owner, attrs, (excluded, set()))
             assert _seen(queues[1], new) == _seen(queues[0], old), step
+
+
+def test_jobs_sharing_a_jobprio_expression_are_ordered_by_its_value_in_each(
+        tmp_path: Path) -> None:
+    """The procs of a cluster share their trees, and the schedd reuses a job's priority
+    for the jobs with the same trees only when they are constants: a JobPrio that refers
+    to another attribute (one tree, shared) orders the jobs by its value in each."""
+    from condorsim.classad import parse_expression
+
+    q, n, _, _ = _setup(tmp_path)
+    prio = parse_expression("RequestMemory * 10")
+    for proc, memory in ((0, 1), (1, 3)):
+        q.store.change((1, proc), {"JobPrio": prio, "RequestMemory": memory})
+    q.store.change((2, 0), {"JobPrio": prio})  # RequestMemory 2
+    n.handle("c", m.NEGOTIATE(submitter="alice@x", ad=ClassAd()), T0)
+    reply = n.handle("c", m.SEND_RESOURCE_REQUEST_LIST(count=10), T0)
+    assert isinstance(reply, m.RESOURCE_REQUEST_LIST)
+    assert [r.evaluate("ProcId") * 10 + r.evaluate("ClusterId") for r in reply.requests] \
+        == [11, 2, 1]  # job 1.1 (JobPrio 30), 2.0 (20), 1.0 (10)
