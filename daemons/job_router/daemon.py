@@ -18,6 +18,7 @@ it is positive (it matters for JOB_ROUTER_ENTRIES_CMD and _FILE, whose output ca
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Generator
 from typing import Any
 
@@ -180,6 +181,8 @@ class JobRouter:
         self.mirror = QueueMirror(log_path)
         self.name = router.router_name
         self.polling = max(1, router.polling_period)
+        self._turns: deque[trio.Event] = deque()  # polls and periodic passes, in turn
+        self._turn_taken = False
         async with trio.open_nursery() as nursery:
             self.address = await nursery.start(
                 lambda task_status: ctx.serve(self._handle, task_status=task_status))
@@ -259,26 +262,52 @@ class JobRouter:
             await trio.sleep(interval)
 
     # -- polls ---------------------------------------------------------------------------
-    async def _at_end_of_instant(self, what: str) -> None:
-        ready = trio.Event()
-        self.ctx.at_end_of_instant((int(trio.current_time()), what), ready.set)
-        await ready.wait()
+    async def _turn(self, what: str) -> None:
+        """Wait for the end of this instant, then for this task's turn: a poll and a periodic
+        pass due at one instant run one after the other, in key order ("job router
+        periodic" first), never interleaved (each waits on the schedd between its steps, so
+        which went first would otherwise be trio's choice). Call :meth:`_turn_over` after."""
+        mine = trio.Event()
+
+        def due() -> None:
+            self._turns.append(mine)
+            if not self._turn_taken:
+                self._turn_over()
+
+        self.ctx.at_end_of_instant((int(trio.current_time()), what), due)
+        try:
+            await mine.wait()
+        except BaseException:
+            if mine.is_set():
+                self._turn_over()
+            elif mine in self._turns:
+                self._turns.remove(mine)
+            raise
+
+    def _turn_over(self) -> None:
+        """The task whose turn it was is done: the next one waiting goes."""
+        self._turn_taken = bool(self._turns)
+        if self._turns:
+            self._turns.popleft().set()
 
     async def _poll_loop(self) -> None:
         logic, mirror = self.logic, self.mirror
         assert logic is not None and mirror is not None
         while True:
-            await self._at_end_of_instant("job router poll")
-            now = int(trio.current_time())
+            await self._turn("job router poll")
             try:
-                warnings = mirror.poll()
-            except JobQueueLogError as e:  # a log we cannot read: say so, try again later
-                self.ctx.log.error("job_queue_log_unreadable", error=str(e))
-                warnings = None
-            if warnings is not None:
-                for warning in warnings[:20]:
-                    self.ctx.log.warning("job_queue_log_warning", warning=warning)
-                await self._drive(logic.poll(dict(mirror.jobs), now))
+                now = int(trio.current_time())
+                try:
+                    warnings = mirror.poll()
+                except JobQueueLogError as e:  # a log we cannot read: say so, try later
+                    self.ctx.log.error("job_queue_log_unreadable", error=str(e))
+                    warnings = None
+                if warnings is not None:
+                    for warning in warnings[:20]:
+                        self.ctx.log.warning("job_queue_log_warning", warning=warning)
+                    await self._drive(logic.poll(dict(mirror.jobs), now))
+            finally:
+                self._turn_over()
             await trio.sleep(self.polling)
 
     async def _periodic_loop(self, interval: int) -> None:
@@ -286,8 +315,11 @@ class JobRouter:
         assert logic is not None
         while True:
             await trio.sleep(interval)
-            await self._at_end_of_instant("job router periodic")
-            await self._drive(logic.periodic(int(trio.current_time())))
+            await self._turn("job router periodic")
+            try:
+                await self._drive(logic.periodic(int(trio.current_time())))
+            finally:
+                self._turn_over()
 
     async def _drive(self, steps: Generator[Action, Any, None]) -> None:
         """Run one poll of the logic: each operation it yields becomes a schedd command."""
