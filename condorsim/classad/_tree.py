@@ -29,6 +29,13 @@ NOT_CONST: Final[Any] = object()
 """Marker in ``ExprTree._const``: the tree is not (yet known to be) a constant."""
 
 
+def _tree_from_text(text: str) -> ExprTree:
+    """An unpickled tree (:meth:`ExprTree.__reduce__`)."""
+    from ._parser import parse_expression
+
+    return parse_expression(text)
+
+
 class ExprTree:
     """A parsed ClassAd expression (abstract base of the node classes).
 
@@ -50,6 +57,12 @@ class ExprTree:
         self._const = NOT_CONST
         self.line = line
         self.column = column
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickled as its canonical text, read again where it is unpickled: its hash is
+        made of string hashes, which differ between processes, and its caches (the
+        constant's marker, the compiled function) are this process's own."""
+        return (_tree_from_text, (str(self),))
 
     def children(self) -> tuple[ExprTree, ...]:
         """The direct sub-expressions, in source order."""
@@ -201,6 +214,10 @@ class Literal(ExprTree):
     def _same_node(self, other: ExprTree) -> bool:
         assert isinstance(other, Literal)
         return self._key == other._key
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # the value itself: a time's text would round its offset to minutes
+        return (Literal, (self.value, self.line, self.column))
 
     def __repr__(self) -> str:
         return f"Literal({self.value!r})"
