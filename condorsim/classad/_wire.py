@@ -321,6 +321,8 @@ def ad_from_wire(mapping: Any) -> ClassAd:
         lowered = _LOWERED
         literal = _literal
         try:
+            # the name's check and the plain-literal test are ad_from_wire_lazy's too, kept
+            # inline in both (a helper would cost a call per attribute): change them together
             for name, value in mapping.items():
                 key = lowered.get(name) if type(name) is str else None
                 if key is None:
@@ -518,6 +520,7 @@ def ad_from_wire_lazy(mapping: Any) -> ClassAd:
     names: dict[str, str] = {}
     lowered = _LOWERED
     try:
+        # the same checks as ad_from_wire's loop, kept inline in both: change them together
         for name, value in mapping.items():
             key = lowered.get(name) if type(name) is str else None
             if key is None:
