@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from condorsim.jobqueue import (
@@ -559,3 +559,86 @@ def test_replay_and_follower_match_applying_the_ops_in_memory(
         assert _as_model(again.open(T0)) == expected
         again.close()
         assert _as_model(replay_file(path, now=0).state) == expected
+
+
+# ------------------------------------------- the one-pass transaction against the checks
+
+_WORDS = st.sampled_from(["1.0", "1.1", "01.-1", "0.0", "JobStatus", "Args", "Job Status",
+                          "", "Jöb", "a\tb", "x\0y", "(empty)", "Job", "Machine"])
+_TEXTS = st.sampled_from(["2", '"a b"', '"ü"', "  ", "", '"a\nb"', "a\rb", "\t1", "1\t",
+                          "x\0", "undefined", " 3 "])
+
+
+@st.composite
+def _batches(draw: st.DrawFn) -> list[Op]:
+    ops: list[Op] = []
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["set", "set", "delete", "new", "destroy", "other"]))
+        key = draw(_WORDS)
+        if kind == "set":
+            ops.append(SetAttr(key, draw(_WORDS), draw(_TEXTS)))
+        elif kind == "delete":
+            ops.append(DeleteAttr(key, draw(_WORDS)))
+        elif kind == "new":
+            ops.append(NewAd(key, draw(st.sampled_from(["Job", "", "My Type", "Täg"])),
+                             draw(st.sampled_from(["Machine", "", "a\tb"]))))
+        elif kind == "destroy":
+            ops.append(DestroyAd(key))
+        else:
+            ops.append(("not", "an", "op"))  # type: ignore[arg-type]
+    return ops
+
+
+_EVERY_KIND: list[Op] = [NewAd("2.0"), SetAttr("2.0", "A", "1"), DeleteAttr("1.0", "JobStatus"),
+                         DestroyAd("01.-1"), NewAd("01.-1", "", ""), SetAttr("01.-1", "B", '"ü"')]
+
+
+@settings(deadline=None, max_examples=400)
+@given(batch=_batches())
+@example(batch=_EVERY_KIND)
+def test_one_pass_transaction_text_is_what_the_checks_and_format_give(batch: list[Op]) -> None:
+    """`transaction_text` writes exactly the lines `check_op`, the key checks and
+    `format_record` make, and gives up (None) on every batch they refuse, so a commit
+    still raises their error, naming the ad, attribute or value."""
+    from condorsim.jobqueue.records import (
+        BeginTransaction,
+        EndTransaction,
+        check_op,
+        transaction_text,
+    )
+
+    state = QueueState()
+    for key in ("1.0", "01.-1"):
+        state.ads[key] = QueueAd()
+    fast = transaction_text(state.ads, tuple(batch))
+    try:
+        for op in batch:
+            check_op(op)
+        JobQueueLog._check_keys(state, tuple(batch))
+    except JobQueueLogError:
+        assert fast is None
+        return
+    slow = "".join([format_record(BeginTransaction()),
+                    *(format_record(op) for op in batch),
+                    format_record(EndTransaction())])
+    assert fast in (None, slow)
+    if batch is _EVERY_KIND:
+        assert fast == slow  # the plain way, each kind of record
+
+
+def test_commit_of_a_valid_value_that_is_not_plain_is_written_as_before(tmp_path: Path) -> None:
+    """A tab in a value or a non-ASCII attribute name is valid: the slow path writes it."""
+    path = tmp_path / "job_queue.log"
+    log = open_log(path)
+    log.commit(submit_ops(1))
+    from condorsim.jobqueue.records import transaction_text
+
+    assert transaction_text(log.state.ads, tuple(submit_ops(2))) is not None  # the plain way
+    log.commit([SetAttr("1.0", "Args", '"a\tb"'), SetAttr("1.0", "Nämé", "1"),
+                DeleteAttr("1.0", "ProcId")])
+    log.close()
+    assert path.read_text(encoding="utf-8").endswith(
+        '105 \n103 1.0 Args "a\tb"\n103 1.0 Nämé 1\n104 1.0 ProcId\n106 \n')
+    state = replay_file(path, now=0).state
+    assert state["1.0"]["Args"] == '"a\tb"' and state["1.0"]["nämé"] == "1"
+    assert "ProcId" not in state["1.0"]

@@ -20,6 +20,7 @@ parses ClassAd expressions.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 OP_NEW_CLASSAD = 101
@@ -115,6 +116,7 @@ class HistoricalSequenceNumber:
 Op = NewAd | DestroyAd | SetAttr | DeleteAttr
 LogRecord = Op | BeginTransaction | EndTransaction | HistoricalSequenceNumber
 
+_OPS = (SetAttr, DeleteAttr, NewAd, DestroyAd)
 _VALID_OPS = frozenset(range(OP_NEW_CLASSAD, OP_HISTORICAL_SEQUENCE_NUMBER + 1))
 
 
@@ -186,6 +188,72 @@ def check_op(op: Op) -> None:
         check_word("attribute name", op.name)
     else:
         raise JobQueueLogError(f"not a job queue operation: {op!r}")
+
+
+_PLAIN_WORDS: set[str] = set()
+"""Keys, attribute names and types already found plain (see `transaction_text`): each is
+checked once, not at every record that names it. Cleared when it grows past
+`_PLAIN_WORDS_MAX` (a schedd names a key per job)."""
+_PLAIN_WORDS_MAX = 200_000
+
+
+def _plain(word: str) -> bool:
+    """``word`` is one word as `check_word` wants it, and plain ASCII (remembered)."""
+    if word in _PLAIN_WORDS:
+        return True
+    if not (word and word.isascii() and word.isprintable() and " " not in word):
+        return False  # perhaps still a valid word: `check_word` says
+    if len(_PLAIN_WORDS) >= _PLAIN_WORDS_MAX:
+        _PLAIN_WORDS.clear()
+    _PLAIN_WORDS.add(word)
+    return True
+
+
+def transaction_text(ads: Mapping[str, object], batch: tuple[Op, ...]) -> str | None:
+    """The lines of `batch` as one transaction (105, the records, 106), when every op in
+    it is plainly writable against the ads `ads` holds: words `_plain`, value text
+    printable and not blank, each op on an ad that exists then (a NewAd on one that
+    does not). None otherwise: the caller then runs `check_op` and the key checks,
+    which say what is wrong (or accept what is valid but not plain, a tab in a value
+    say) and formats with `format_record` -- the same text this makes.
+
+    One pass, once per record, of what `check_op`, the key check and `format_record`
+    do in three (the schedd commits some ten records per transaction)."""
+    lines = [f"{OP_BEGIN_TRANSACTION} \n"]
+    alive: dict[str, bool] = {}
+    for op in batch:
+        if not isinstance(op, _OPS):
+            return None
+        key = op.key
+        if not _plain(key):
+            return None
+        exists = alive.get(key)
+        if exists is None:
+            exists = key in ads
+        if isinstance(op, SetAttr):
+            name, text = op.name, op.text
+            if not exists or not _plain(name) or not text or text.isspace() \
+                    or not text.isprintable():
+                return None
+            lines.append(f"{OP_SET_ATTRIBUTE} {key} {name} {text}\n")
+        elif isinstance(op, DeleteAttr):
+            if not exists or not _plain(op.name):
+                return None
+            lines.append(f"{OP_DELETE_ATTRIBUTE} {key} {op.name}\n")
+        elif isinstance(op, NewAd):
+            mytype = op.mytype or EMPTY_CLASSAD_TYPE_NAME
+            targettype = op.targettype or EMPTY_CLASSAD_TYPE_NAME
+            if exists or not _plain(mytype) or not _plain(targettype):
+                return None
+            alive[key] = True
+            lines.append(f"{OP_NEW_CLASSAD} {key} {mytype} {targettype}\n")
+        else:  # a DestroyAd
+            if not exists:
+                return None
+            alive[key] = False
+            lines.append(f"{OP_DESTROY_CLASSAD} {key}\n")
+    lines.append(f"{OP_END_TRANSACTION} \n")
+    return "".join(lines)
 
 
 def format_record(record: LogRecord) -> str:

@@ -51,6 +51,7 @@ from condorsim.jobqueue.records import (
     SetAttr,
     check_op,
     format_record,
+    transaction_text,
 )
 from condorsim.jobqueue.replay import ENCODING, ERRORS, replay_file
 from condorsim.jobqueue.state import QueueState
@@ -262,20 +263,22 @@ class JobQueueLog:
             self._require_fd()
         if not batch:
             return
-        for op in batch:
-            check_op(op)
-        self._check_keys(state, batch)
+        text = transaction_text(state.ads, batch)
+        if text is None:  # something in it is refused, or valid but not plain: check it all
+            for op in batch:
+                check_op(op)
+            self._check_keys(state, batch)
+            text = "".join(
+                [
+                    format_record(BeginTransaction()),
+                    *(format_record(op) for op in batch),
+                    format_record(EndTransaction()),
+                ]
+            )
         if self._broken:
             # an earlier transaction was rolled back: rewrite the log before appending
             self.compact()
         fd = self._require_fd()
-        text = "".join(
-            [
-                format_record(BeginTransaction()),
-                *(format_record(op) for op in batch),
-                format_record(EndTransaction()),
-            ]
-        )
         data = text.encode(ENCODING, ERRORS)
         what = "write to"
         try:
@@ -287,8 +290,12 @@ class JobQueueLog:
             self._roll_back(fd)
             raise write_failed(what, self.path, exc) from None
         self._size += len(data)
+        ads = state.ads
         for op in batch:
-            state.apply(op)
+            if isinstance(op, SetAttr):  # most records: on an ad the checks found there
+                ads[op.key][op.name] = op.text
+            else:
+                state.apply(op)
 
     def compact(self) -> None:
         """Rewrite the log as its current state, with the next sequence number."""
