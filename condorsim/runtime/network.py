@@ -102,12 +102,42 @@ class Network(Protocol):
     async def connect(self, address: str) -> trio.abc.Stream: ...
 
 
+# What trio's SocketListener.accept passes over (a connection that went away while queued,
+# a firewall's refusal ...) and what it takes for a closed listener: the same here.
+_ACCEPT_IGNORED = frozenset(
+    getattr(errno, name) for name in (
+        "EPERM", "ECONNABORTED", "EPROTO", "ENETDOWN", "ENOPROTOOPT", "EHOSTDOWN", "ENONET",
+        "EHOSTUNREACH", "EOPNOTSUPP", "ENETUNREACH", "ENOSR", "ESOCKTNOSUPPORT",
+        "EPROTONOSUPPORT", "ETIMEDOUT", "ECONNRESET") if hasattr(errno, name))
+_ACCEPT_CLOSED = frozenset((errno.EBADF, errno.ENOTSOCK))
+
+
 class _TcpListener:
+    """trio's ``SocketListener`` accepting the way a daemon's serve loop uses it: a
+    connection already queued is taken at once, and only an empty queue waits (for the
+    socket to be readable). trio's ``accept`` passes through its run loop after every
+    connection it takes (a cancel point), and tries the socket once before waiting
+    through an async context manager: per connection, a pass of the loop and a few
+    Python calls more. The serve loop still yields whenever the queue is empty."""
+
     def __init__(self, listener: trio.SocketListener) -> None:
         self._listener = listener
+        self._raw: socket.socket = listener.socket._sock  # type: ignore[attr-defined]
 
     async def accept(self) -> trio.abc.Stream:
-        return await self._listener.accept()
+        raw = self._raw
+        while True:
+            try:
+                sock, _ = raw.accept()
+            except BlockingIOError:
+                await trio.lowlevel.wait_readable(raw)  # raises ClosedResourceError if closed
+            except OSError as exc:
+                if exc.errno in _ACCEPT_CLOSED:
+                    raise trio.ClosedResourceError from None
+                if exc.errno not in _ACCEPT_IGNORED:
+                    raise
+            else:
+                return trio.SocketStream(trio.socket.from_stdlib_socket(sock))
 
     async def aclose(self) -> None:
         await self._listener.aclose()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import socket
 
 import pytest
+import trio
+import trio.testing
 
 from condorsim.runtime.network import TcpNetwork, sinful
 
@@ -34,3 +36,44 @@ async def test_a_port_nobody_listens_on_is_refused() -> None:
     with pytest.raises(ConnectionRefusedError, match=f"cannot connect to {address}"):
         await TcpNetwork().connect(address)
 
+
+
+async def test_the_listener_takes_queued_connections_and_waits_for_the_next() -> None:
+    """Connections queued before accept are each taken, in order; accept then waits for
+    the next one (or is cancelled), and a closed listener ends a waiting accept."""
+    net = TcpNetwork()
+    address, listener = await net.listen()
+    clients = [await net.connect(address) for _ in range(3)]
+    for i, client in enumerate(clients):
+        await client.send_all(bytes([i]))
+    for i in range(3):
+        server = await listener.accept()
+        assert await server.receive_some(1) == bytes([i])
+        await server.aclose()
+    with trio.move_on_after(0.05) as scope:  # nothing queued: accept waits
+        await listener.accept()
+    assert scope.cancelled_caught
+
+    async def late() -> None:
+        await trio.testing.wait_all_tasks_blocked()
+        clients.append(await net.connect(address))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(late)
+        server = await listener.accept()  # woken by the connection made while it waited
+        await server.aclose()
+    for client in clients:
+        await client.aclose()
+
+    ended: list[bool] = []
+
+    async def waiting() -> None:
+        with pytest.raises(trio.ClosedResourceError):
+            await listener.accept()
+        ended.append(True)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(waiting)
+        await trio.testing.wait_all_tasks_blocked()
+        await listener.aclose()
+    assert ended
