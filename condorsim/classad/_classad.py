@@ -240,11 +240,18 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
                 self._attrs[key] = tree
         else:
             items = other.items() if isinstance(other, Mapping) else other
+            if self._shared:
+                self._own()
+            attrs, names = self._attrs, self._names
             for name, value in items:
-                # __setitem__'s work inline for the common case (a plain ASCII name); any
-                # other name takes __setitem__ itself, with its checks and errors
+                # __setitem__'s and _store's work inline for the common case (a plain ASCII
+                # name); any other name takes __setitem__ itself, with its checks and errors
                 if type(name) is str and name and name.isascii() and "\0" not in name:
-                    self._store(name, value if isinstance(value, ExprTree) else to_tree(value))
+                    tree = value if isinstance(value, ExprTree) else to_tree(value)
+                    key = name.lower()
+                    if key not in names:
+                        names[key] = name
+                    attrs[key] = tree
                 else:
                     self[name] = value
         for name, value in kwargs.items():
