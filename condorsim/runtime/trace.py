@@ -62,13 +62,13 @@ def message_job(msg: Any) -> str | None:
     for name in _field_names(msg):
         value = getattr(msg, name)
         if isinstance(value, ClassAd):
-            cluster = value.get("ClusterId")
-            proc = value.get("ProcId")
+            cluster = value.lookup("ClusterId")  # get's KeyError costs on the many ads
+            proc = value.lookup("ProcId")  # without a job id (slot ads)
             if cluster is not None and proc is not None:
                 c, p = str(cluster), str(proc)
                 if c.lstrip("-").isdigit() and p.lstrip("-").isdigit():
                     return f"{c}.{p}"
-            routed = value.get("RoutedFromJobId")  # a routed copy being submitted
+            routed = value.lookup("RoutedFromJobId")  # a routed copy being submitted
             if routed is not None:
                 text = str(routed).strip('"')
                 c, _, p = text.partition(".")
