@@ -120,9 +120,7 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
         self._parent = None
         self._shared = False
         if attrs is not None:
-            items = attrs.items() if isinstance(attrs, Mapping) else attrs
-            for name, value in items:
-                self[name] = value
+            self.update(attrs)  # each name checked and each value made a tree, as ad[name] = ...
 
     @classmethod
     def _view(

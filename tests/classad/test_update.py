@@ -47,3 +47,15 @@ def test_update_of_a_lazy_ad_keeps_its_other_values() -> None:
     ad.update({"Cpus": 8, "State": "Claimed"})
     assert ad.names() == ("Name", "Cpus", "State")
     assert [ad.evaluate(n) for n in ad.names()] == ["slot1", 8, "Claimed"]
+
+
+def test_a_new_ad_from_a_mapping_pairs_or_an_ad_is_the_ad_set_one_by_one() -> None:
+    values = {"Cpus": 4, "Name": "slot1", "Req": parse_expr("Cpus > 2"), "CPUS": 8}
+    one_by_one = ClassAd()
+    for name, value in values.items():
+        one_by_one[name] = value
+    for made in (ClassAd(values), ClassAd(list(values.items())), ClassAd(ClassAd(values))):
+        assert made.names() == one_by_one.names() == ("Cpus", "Name", "Req")
+        assert made.evaluate("Cpus") == 8 and made.evaluate("Req") is True
+    with pytest.raises(Exception, match="attribute names"):
+        ClassAd({"": 1})
