@@ -110,6 +110,7 @@ _ACCEPT_IGNORED = frozenset(
         "EHOSTUNREACH", "EOPNOTSUPP", "ENETUNREACH", "ENOSR", "ESOCKTNOSUPPORT",
         "EPROTONOSUPPORT", "ETIMEDOUT", "ECONNRESET") if hasattr(errno, name))
 _ACCEPT_CLOSED = frozenset((errno.EBADF, errno.ENOTSOCK))
+_ACCEPT_YIELD_EVERY = 16
 
 
 class _TcpListener:
@@ -118,18 +119,26 @@ class _TcpListener:
     socket to be readable). trio's ``accept`` passes through its run loop after every
     connection it takes (a cancel point), and tries the socket once before waiting
     through an async context manager: per connection, a pass of the loop and a few
-    Python calls more. The serve loop still yields whenever the queue is empty."""
+    Python calls more. The serve loop still yields whenever the queue is empty, and
+    after every ``_ACCEPT_YIELD_EVERY`` connections taken without a wait (a burst, as a
+    storm of claims makes, is not all accepted before its first connection is served:
+    each holds a file descriptor)."""
 
     def __init__(self, listener: trio.SocketListener) -> None:
         self._listener = listener
         self._raw: socket.socket = listener.socket._sock  # type: ignore[attr-defined]
+        self._taken = 0  # connections taken since the last trip through trio's scheduler
 
     async def accept(self) -> trio.abc.Stream:
         raw = self._raw
         while True:
+            if self._taken >= _ACCEPT_YIELD_EVERY:
+                self._taken = 0
+                await trio.lowlevel.checkpoint()
             try:
                 sock, _ = raw.accept()
             except BlockingIOError:
+                self._taken = 0
                 await trio.lowlevel.wait_readable(raw)  # raises ClosedResourceError if closed
             except OSError as exc:
                 if exc.errno in _ACCEPT_CLOSED:
@@ -137,6 +146,7 @@ class _TcpListener:
                 if exc.errno not in _ACCEPT_IGNORED:
                     raise
             else:
+                self._taken += 1
                 return trio.SocketStream(trio.socket.from_stdlib_socket(sock))
 
     async def aclose(self) -> None:

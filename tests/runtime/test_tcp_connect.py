@@ -77,3 +77,29 @@ async def test_the_listener_takes_queued_connections_and_waits_for_the_next() ->
         await trio.testing.wait_all_tasks_blocked()
         await listener.aclose()
     assert ended
+
+
+async def test_a_burst_of_connections_lets_other_tasks_run_between_accepts() -> None:
+    """A listener with many connections queued still yields to the daemon's other tasks
+    every so many connections (each taken holds a file descriptor until it is served)."""
+    net = TcpNetwork()
+    address, listener = await net.listen()
+    clients = [await net.connect(address) for _ in range(40)]
+    ticks: list[int] = []
+    taken = 0
+
+    async def other_task() -> None:
+        while taken < 40:
+            ticks.append(taken)
+            await trio.lowlevel.checkpoint()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(other_task)
+        for _ in range(40):
+            server = await listener.accept()
+            taken += 1
+            server.socket.close()  # type: ignore[attr-defined]  # no await: no yield here
+    assert any(0 < t < 40 for t in ticks)  # it ran while the burst was being accepted
+    for client in clients:
+        await client.aclose()
+    await listener.aclose()
