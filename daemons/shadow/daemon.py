@@ -51,6 +51,7 @@ from condorsim.hooks import HookLane
 from condorsim.jobs.codes import HoldCode, ShadowExit
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.runtime.pipeline import RequestPipe
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
@@ -111,6 +112,7 @@ class Shadow:
         self._lane = HookLane(ctx.log, ctx.busy)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
+            self._to_schedd = RequestPipe(ctx.connect, nursery, "schedd")
             nursery.start_soon(self._lane.serve)
             self.address = await nursery.start(
                 lambda task_status: ctx.serve(self._handle, task_status=task_status)
@@ -121,7 +123,13 @@ class Shadow:
 
     # -- talking to others ----------------------------------------------------------------
     async def _request(self, address: str, peer: str, msg: Message) -> Message | None:
+        """``msg``'s reply, or None (logged) when ``peer`` cannot be reached. The jobs'
+        updates and exits to the schedd go down one kept connection shared by every shadow
+        of this process (:mod:`condorsim.runtime.pipeline`); the rest each on a connection
+        of its own."""
         try:
+            if isinstance(msg, m.SHADOW_UPDATE | m.SHADOW_EXIT):
+                return await self._to_schedd.request(address, msg)
             async with await self._ctx.connect(address, peer) as conn:
                 return await conn.request(msg)
         except PEER_ERRORS as e:

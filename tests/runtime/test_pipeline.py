@@ -1,0 +1,105 @@
+"""RequestPipe: many tasks' requests to one daemon over one kept connection, each answered
+with its own reply; a broken connection fails the requests waiting on it and the next
+request opens a new one."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+import trio.testing
+
+from condorsim.runtime.network import Conn, Endpoint, InProcessNetwork
+from condorsim.runtime.pipeline import RequestPipe
+from condorsim.wire import ConnectionClosed, Message
+from condorsim.wire import messages as m
+
+
+class _Server:
+    """Answers QUERY_SCHEDD_ADS(constraint=X) with FAILED(reason=X); counts connections."""
+
+    def __init__(self) -> None:
+        self.connections: set[int] = set()
+        self.handled = 0
+        self.hang_up_after: int | None = None
+        self.gate: trio.Event | None = None
+
+    async def handle(self, msg: Message, conn: Conn) -> None:
+        self.connections.add(id(conn))
+        assert isinstance(msg, m.QUERY_SCHEDD_ADS)
+        if self.gate is not None:
+            await self.gate.wait()
+        self.handled += 1
+        if self.hang_up_after is not None and self.handled > self.hang_up_after:
+            self.hang_up_after = None
+            await conn.aclose()  # this request and those queued behind it are never answered
+            return
+        await conn.send(m.FAILED(reason=msg.constraint))
+
+
+async def _pool(nursery: trio.Nursery) -> tuple[_Server, str, RequestPipe]:
+    network = InProcessNetwork()
+    server = _Server()
+    address = await nursery.start(Endpoint(name="schedd", network=network).serve, server.handle)
+    client = Endpoint(name="shadow", network=network)
+    return server, address, RequestPipe(client.connect, nursery, "schedd")
+
+
+async def _ask(pipe: RequestPipe, address: str, text: str) -> str:
+    reply = await pipe.request(address, m.QUERY_SCHEDD_ADS(constraint=text, projection=[]))
+    assert isinstance(reply, m.FAILED)
+    return reply.reason
+
+
+async def test_every_request_gets_its_own_reply_over_one_connection() -> None:
+    async with trio.open_nursery() as nursery:
+        server, address, pipe = await _pool(nursery)
+        replies: dict[int, str] = {}
+
+        async def one(i: int) -> None:
+            replies[i] = await _ask(pipe, address, f"job {i}")
+
+        server.gate = trio.Event()  # the first request is held: the others queue behind it
+        async with trio.open_nursery() as asking:
+            for i in range(200):
+                asking.start_soon(one, i)
+            await trio.testing.wait_all_tasks_blocked()
+            assert server.handled == 0
+            server.gate.set()
+        assert replies == {i: f"job {i}" for i in range(200)}
+        assert len(server.connections) == 1
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_broken_connection_fails_the_waiting_requests_and_the_next_one_reconnects(
+) -> None:
+    async with trio.open_nursery() as nursery:
+        server, address, pipe = await _pool(nursery)
+        assert await _ask(pipe, address, "before") == "before"
+        server.hang_up_after = 1  # the server closes the connection on the next request
+        outcomes: list[str] = []
+
+        async def one(i: int) -> None:
+            try:
+                outcomes.append(await _ask(pipe, address, f"job {i}"))
+            except ConnectionClosed:
+                outcomes.append("failed")
+
+        server.gate = trio.Event()
+        async with trio.open_nursery() as asking:
+            for i in range(5):
+                asking.start_soon(one, i)
+            await trio.testing.wait_all_tasks_blocked()
+            server.gate.set()
+        assert outcomes == ["failed"] * 5  # none is lost silently: each caller hears of it
+        server.gate = None
+        assert await _ask(pipe, address, "after") == "after"
+        assert len(server.connections) == 2
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_daemon_that_is_not_there_is_refused() -> None:
+    async with trio.open_nursery() as nursery:
+        _, _, pipe = await _pool(nursery)
+        with pytest.raises(ConnectionRefusedError, match="nothing listens there"):
+            await _ask(pipe, "<127.0.0.1:1>", "x")
+        nursery.cancel_scope.cancel()
