@@ -36,7 +36,7 @@ Connect = Callable[[str, str], Awaitable[Conn]]
 
 
 class _Waiter:
-    __slots__ = ("event", "reply", "error")
+    __slots__ = ("error", "event", "reply")
 
     def __init__(self) -> None:
         self.event = trio.Event()
