@@ -1,7 +1,15 @@
-"""Requests from many tasks of one process to one daemon, over one kept connection.
+"""Connections a daemon keeps open between messages.
 
 How this works
 --------------
+A :class:`KeptConnection` is HTCondor's DCCollector update socket (``update_rsock``): a
+daemon's updates to the collector go down one connection it opens at the first update and
+keeps. Before each use it looks whether the collector has closed it (it restarted: over TCP
+a message written into such a connection is lost without an error, HTCondor's
+``condor_write`` makes the same check), and opens a new one if so; a message that fails on
+the kept connection is sent once more on a new one (``sendTCPUpdate``), and only a failure
+on a new connection is logged and dropped, left to the next update.
+
 A :class:`RequestPipe` keeps one connection to a daemon and sends every request down it as
 it is made, without waiting for the replies of those before it (pipelining). The server
 handles a connection's messages one after the other and answers each before it reads the
@@ -25,6 +33,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import trio
 
@@ -33,6 +42,71 @@ from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from .network import Conn
 
 Connect = Callable[[str, str], Awaitable[Conn]]
+
+_SEND_ERRORS = (OSError, LookupError, ConnectionClosed, ProtocolError, trio.BrokenResourceError,
+                trio.ClosedResourceError)
+"""What a send to a daemon may fail with: it cannot be reached (OSError; LookupError: no
+address configured), it went away, or the connection broke."""
+
+
+class KeptConnection:
+    """One-way messages to the daemon named ``peer`` at ``where()``, over a connection kept
+    between them. A failure is logged as ``failed_event`` (with the error) and the rest of
+    that call's messages are dropped."""
+
+    def __init__(self, connect: Connect, where: Callable[[], str], peer: str, log: Any,
+                 failed_event: str = "send_failed") -> None:
+        self._connect = connect
+        self._where = where
+        self._peer = peer
+        self._log = log
+        self._failed_event = failed_event
+        self._conn: Conn | None = None
+        self._address = ""
+        self._lock = trio.Lock()
+
+    async def send(self, *msgs: Message) -> bool:
+        """Send ``msgs`` in order; True when all of them went out."""
+        async with self._lock:  # two tasks' batches never interleave on the connection
+            for msg in msgs:
+                if not await self._send_one(msg):
+                    return False
+            return True
+
+    async def _send_one(self, msg: Message) -> bool:
+        conn = self._conn
+        if conn is not None and conn.peer_closed():
+            self._log.info("reconnect", to=self._peer,
+                           reason="the peer closed the cached connection")
+            await self.close()
+        for _attempt in range(2):
+            fresh = self._conn is None
+            try:
+                address = self._where()
+                if self._conn is not None and address != self._address:
+                    await self.close()  # the daemon moved (a restart at another port)
+                    fresh = True
+                if self._conn is None:
+                    self._conn = await self._connect(address, self._peer)
+                    self._address = address
+                await self._conn.send(msg)
+                return True
+            except _SEND_ERRORS as e:
+                await self.close()
+                if fresh:
+                    self._log.warning(self._failed_event, to=self._peer, cmd=msg.command,
+                                      error=str(e))
+                    return False
+        return False  # not reached: a second attempt is always on a fresh connection
+
+    async def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with trio.CancelScope(shield=True):
+                try:
+                    await conn.aclose()
+                except _SEND_ERRORS:
+                    pass
 
 
 class _Waiter:

@@ -38,6 +38,7 @@ from condorsim.jobqueue.records import JobQueueLogError
 from condorsim.routing import Route, RouterConfig, load_router_config, make_routed_copy
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.runtime.pipeline import KeptConnection
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
@@ -252,13 +253,10 @@ class JobRouter:
 
     async def _advertise(self) -> None:
         interval = max(1, self.ctx.config.get_int("UPDATE_INTERVAL", 300))
+        to_collector = KeptConnection(self.ctx.connect, self.ctx.collector_address, "collector",
+                                      self.ctx.log, "collector_update_failed")
         while True:
-            try:
-                async with await self.ctx.connect(self.ctx.collector_address(),
-                                                  "collector") as conn:
-                    await conn.send(m.UPDATE_AD_GENERIC(ad=self.router_ad()))
-            except PEER_ERRORS as e:
-                self.ctx.log.warning("collector_update_failed", error=str(e))
+            await to_collector.send(m.UPDATE_AD_GENERIC(ad=self.router_ad()))
             await trio.sleep(interval)
 
     # -- polls ---------------------------------------------------------------------------

@@ -31,6 +31,7 @@ import trio
 from condorsim.classad import ClassAd
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.runtime.pipeline import KeptConnection
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
@@ -71,6 +72,8 @@ class Negotiator:
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self._ctx = ctx
+        self._to_collector = KeptConnection(ctx.connect, ctx.collector_address, "collector",
+                                            ctx.log, "collector_update_failed")
         cfg = ctx.config
         self.policy = MatchPolicy.from_config(cfg)
         self.schedule = CycleSchedule(
@@ -135,16 +138,11 @@ class Negotiator:
     async def _send_ads(self, *, accounting: bool = False, own: bool = True) -> None:
         """UPDATE_NEGOTIATOR_AD; with ``accounting``, the submitters' Accounting ads too
         (NEGOTIATOR_ADVERTISE_ACCOUNTING)."""
-        try:
-            async with await self._ctx.connect(self._ctx.collector_address(),
-                                               "collector") as conn:
-                if own:
-                    await conn.send(m.UPDATE_NEGOTIATOR_AD(ad=self.negotiator_ad()))
-                if accounting:
-                    for ad in self.accountant.accounting_ads(trio.current_time()):
-                        await conn.send(m.UPDATE_AD_GENERIC(ad=ClassAd(ad)))
-        except _NET_ERRORS as e:
-            self._ctx.log.warning("collector_update_failed", error=str(e))
+        msgs: list[Message] = [m.UPDATE_NEGOTIATOR_AD(ad=self.negotiator_ad())] if own else []
+        if accounting:
+            msgs += [m.UPDATE_AD_GENERIC(ad=ClassAd(ad))
+                     for ad in self.accountant.accounting_ads(trio.current_time())]
+        await self._to_collector.send(*msgs)
 
     async def _update_loop(self) -> None:
         while True:

@@ -29,6 +29,7 @@ from condorsim.jobqueue import JobQueueWriteError, writer
 from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid, managed_externally
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.runtime.pipeline import KeptConnection
 from condorsim.security import condor_names
 from condorsim.submit.tool import submit_config
 from condorsim.transform import JobTransforms
@@ -73,6 +74,8 @@ class Schedd:
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self.ctx = ctx
+        self._to_collector = KeptConnection(ctx.connect, ctx.collector_address, "collector",
+                                            ctx.log, "collector_update_failed")
         cfg = ctx.config
         self.tz = cfg.get("SIM_TIMEZONE") or "UTC"
         self.name = cfg.get("SCHEDD_NAME") or "schedd@localhost"
@@ -460,13 +463,8 @@ class Schedd:
 
     async def _send_ads(self) -> None:
         ad, subs = self.schedd_ad(int(trio.current_time()))
-        try:
-            async with await self.ctx.connect(self.ctx.collector_address(), "collector") as conn:
-                await conn.send(m.UPDATE_SCHEDD_AD(ad=ad))
-                for sub in subs:
-                    await conn.send(m.UPDATE_SUBMITTOR_AD(ad=sub))
-        except (OSError, LookupError, trio.BrokenResourceError) as e:
-            self.ctx.log.warning("collector_update_failed", error=str(e))
+        await self._to_collector.send(m.UPDATE_SCHEDD_AD(ad=ad),
+                                      *(m.UPDATE_SUBMITTOR_AD(ad=sub) for sub in subs))
 
     async def query_collector(self, msg: Message) -> list[ClassAd]:
         try:

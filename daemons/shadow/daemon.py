@@ -51,7 +51,7 @@ from condorsim.hooks import HookLane
 from condorsim.jobs.codes import HoldCode, ShadowExit
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
-from condorsim.runtime.pipeline import RequestPipe
+from condorsim.runtime.pipeline import KeptConnection, RequestPipe
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
@@ -145,12 +145,10 @@ class Shadow:
         })
 
     async def _advertise(self) -> None:
+        to_collector = KeptConnection(self._ctx.connect, self._ctx.collector_address,
+                                      "collector", self._ctx.log, "collector_update_failed")
         while True:
-            try:
-                async with await self._ctx.connect(self._ctx.collector_address(), "collector") as c:
-                    await c.send(m.UPDATE_AD_GENERIC(ad=self.shadow_ad()))
-            except PEER_ERRORS as e:
-                self._ctx.log.warning("collector_update_failed", error=str(e))
+            await to_collector.send(m.UPDATE_AD_GENERIC(ad=self.shadow_ad()))
             await trio.sleep(AD_INTERVAL)
 
     async def _announce(self) -> None:

@@ -8,8 +8,9 @@ import pytest
 import trio
 import trio.testing
 
+from condorsim.classad import ClassAd
 from condorsim.runtime.network import Conn, Endpoint, InProcessNetwork
-from condorsim.runtime.pipeline import RequestPipe
+from condorsim.runtime.pipeline import KeptConnection, RequestPipe
 from condorsim.wire import ConnectionClosed, Message
 from condorsim.wire import messages as m
 
@@ -102,4 +103,53 @@ async def test_a_daemon_that_is_not_there_is_refused() -> None:
         _, _, pipe = await _pool(nursery)
         with pytest.raises(ConnectionRefusedError, match="nothing listens there"):
             await _ask(pipe, "<127.0.0.1:1>", "x")
+        nursery.cancel_scope.cancel()
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.records: list[tuple[str, dict[str, object]]] = []
+
+    def info(self, event: str, **kw: object) -> None:
+        self.records.append((event, kw))
+
+    warning = info
+
+
+async def test_kept_connection_carries_every_update_and_survives_a_restarted_peer() -> None:
+    network = InProcessNetwork()
+    got: list[tuple[int, str]] = []
+    conns: list[Conn] = []
+
+    async def handle(msg: Message, conn: Conn) -> None:
+        assert isinstance(msg, m.UPDATE_AD_GENERIC)
+        if conn not in conns:
+            conns.append(conn)
+        got.append((conns.index(conn), str(msg.ad.evaluate("Name"))))
+
+    log = _Log()
+    async with trio.open_nursery() as nursery:
+        address = await nursery.start(Endpoint(name="collector", network=network).serve, handle)
+        client = Endpoint(name="schedd", network=network)
+        kept = KeptConnection(client.connect, lambda: address, "collector", log,
+                              "collector_update_failed")
+
+        def update(name: str) -> m.UPDATE_AD_GENERIC:
+            return m.UPDATE_AD_GENERIC(ad=ClassAd({"MyType": "Test", "Name": name}))
+
+        assert await kept.send(update("a"), update("b"))
+        assert await kept.send(update("c"))
+        await trio.testing.wait_all_tasks_blocked()
+        assert got == [(0, "a"), (0, "b"), (0, "c")]  # one connection, in order
+        await conns[0].aclose()  # the collector went away (and came back)
+        await trio.testing.wait_all_tasks_blocked()
+        assert await kept.send(update("d"))
+        await trio.testing.wait_all_tasks_blocked()
+        assert got[-1] == (1, "d")  # not lost in the closed connection: sent on a new one
+        network.forget(address)
+        nursery.cancel_scope.cancel()
+    async with trio.open_nursery() as nursery:  # nobody listens: logged, not raised
+        assert not await kept.send(update("e"))
+        assert log.records[-1][0] == "collector_update_failed"
+        assert "nothing listens there" in str(log.records[-1][1]["error"])
         nursery.cancel_scope.cancel()
