@@ -108,6 +108,12 @@ class KeptConnection:
                 except _SEND_ERRORS:
                     pass
 
+    async def __aenter__(self) -> KeptConnection:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
 
 class _Waiter:
     __slots__ = ("error", "event", "reply")

@@ -41,7 +41,6 @@ from condorsim.jobs.codes import JobStatus
 from condorsim.jobs.managed import NOT_IN_QUEUE
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
-from condorsim.runtime.pipeline import KeptConnection
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
@@ -291,13 +290,12 @@ class Gridmanager:
         return out
 
     async def _advertise(self) -> None:
-        to_collector = KeptConnection(self.ctx.connect, self.ctx.collector_address, "collector",
-                                      self.ctx.log, "collector_update_failed")
-        while True:
-            now = trio.current_time()
-            await to_collector.send(m.UPDATE_AD_GENERIC(ad=self.gridmanager_ad()),
-                                    *(m.UPDATE_GRID_AD(ad=ad) for ad in self.grid_ads(now)))
-            await trio.sleep(self._ad_interval)
+        async with self.ctx.collector_updates() as to_collector:
+            while True:
+                now = trio.current_time()
+                await to_collector.send(m.UPDATE_AD_GENERIC(ad=self.gridmanager_ad()),
+                                        *(m.UPDATE_GRID_AD(ad=ad) for ad in self.grid_ads(now)))
+                await trio.sleep(self._ad_interval)
 
     # -- the user log ---------------------------------------------------------------------
     def _write(self, job: GridJob, event: LogEvent) -> None:

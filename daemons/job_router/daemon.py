@@ -38,7 +38,6 @@ from condorsim.jobqueue.records import JobQueueLogError
 from condorsim.routing import Route, RouterConfig, load_router_config, make_routed_copy
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
-from condorsim.runtime.pipeline import KeptConnection
 from condorsim.wire import Message
 from condorsim.wire import messages as m
 
@@ -253,11 +252,10 @@ class JobRouter:
 
     async def _advertise(self) -> None:
         interval = max(1, self.ctx.config.get_int("UPDATE_INTERVAL", 300))
-        to_collector = KeptConnection(self.ctx.connect, self.ctx.collector_address, "collector",
-                                      self.ctx.log, "collector_update_failed")
-        while True:
-            await to_collector.send(m.UPDATE_AD_GENERIC(ad=self.router_ad()))
-            await trio.sleep(interval)
+        async with self.ctx.collector_updates() as to_collector:
+            while True:
+                await to_collector.send(m.UPDATE_AD_GENERIC(ad=self.router_ad()))
+                await trio.sleep(interval)
 
     # -- polls ---------------------------------------------------------------------------
     async def _turn(self, what: str) -> None:

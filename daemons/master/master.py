@@ -176,19 +176,21 @@ class Master:
         interval = self._ctx.config.get_int("MASTER_UPDATE_INTERVAL", 300)
         to_collector = KeptConnection(self._ctx.connect, lambda: self.collector_address or "",
                                       "collector", self._ctx.log, "collector_update_failed")
-        while True:
-            ad = ClassAd()
-            ad["MyType"] = "DaemonMaster"
-            ad["Name"] = "master@localhost"
-            ad["Machine"] = "localhost"
-            ad["MyAddress"] = address
-            ad["DaemonList"] = ", ".join(["MASTER", *(c.planned.key for c in self.children.values())])
-            ad["UpdateInterval"] = interval
-            ad.update(master_ad_attrs(self._ctx.config, self._start_time))
-            await to_collector.send(UPDATE_MASTER_AD(ad=ad))
-            with trio.move_on_after(interval):
-                await self._advertise_now.wait()
-            self._advertise_now = trio.Event()
+        async with to_collector:
+            while True:
+                ad = ClassAd()
+                ad["MyType"] = "DaemonMaster"
+                ad["Name"] = "master@localhost"
+                ad["Machine"] = "localhost"
+                ad["MyAddress"] = address
+                ad["DaemonList"] = ", ".join(
+                    ["MASTER", *(c.planned.key for c in self.children.values())])
+                ad["UpdateInterval"] = interval
+                ad.update(master_ad_attrs(self._ctx.config, self._start_time))
+                await to_collector.send(UPDATE_MASTER_AD(ad=ad))
+                with trio.move_on_after(interval):
+                    await self._advertise_now.wait()
+                self._advertise_now = trio.Event()
 
     async def _handle(self, msg: Message, conn: Conn) -> None:
         if isinstance(msg, DC_OFF_GRACEFUL | DC_OFF_FAST):

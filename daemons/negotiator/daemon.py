@@ -31,7 +31,6 @@ import trio
 from condorsim.classad import ClassAd
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
-from condorsim.runtime.pipeline import KeptConnection
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
@@ -72,8 +71,7 @@ class Negotiator:
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self._ctx = ctx
-        self._to_collector = KeptConnection(ctx.connect, ctx.collector_address, "collector",
-                                            ctx.log, "collector_update_failed")
+        self._to_collector = ctx.collector_updates()
         cfg = ctx.config
         self.policy = MatchPolicy.from_config(cfg)
         self.schedule = CycleSchedule(
@@ -91,7 +89,7 @@ class Negotiator:
         self._start_time = int(trio.current_time())
         self._update_after_cycle = cfg.get_bool("NEGOTIATOR_UPDATE_AFTER_CYCLE", False)
         self._advertise_accounting = cfg.get_bool("NEGOTIATOR_ADVERTISE_ACCOUNTING", True)
-        async with trio.open_nursery() as nursery:
+        async with self._to_collector, trio.open_nursery() as nursery:
             self._address = await nursery.start(
                 lambda task_status: ctx.serve(self._handle, task_status=task_status))
             nursery.start_soon(self._update_loop)

@@ -29,7 +29,6 @@ from condorsim.jobqueue import JobQueueWriteError, writer
 from condorsim.jobs.managed import NOT_IN_QUEUE, gridmanager_owns, is_grid, managed_externally
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
-from condorsim.runtime.pipeline import KeptConnection
 from condorsim.security import condor_names
 from condorsim.submit.tool import submit_config
 from condorsim.transform import JobTransforms
@@ -74,8 +73,7 @@ class Schedd:
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self.ctx = ctx
-        self._to_collector = KeptConnection(ctx.connect, ctx.collector_address, "collector",
-                                            ctx.log, "collector_update_failed")
+        self._to_collector = ctx.collector_updates()
         cfg = ctx.config
         self.tz = cfg.get("SIM_TIMEZONE") or "UTC"
         self.name = cfg.get("SCHEDD_NAME") or "schedd@localhost"
@@ -140,6 +138,7 @@ class Schedd:
                 task_status.started(self.address)
         finally:
             self.queue.store.close()
+            await self._to_collector.close()
 
     def _load_transforms(self) -> None:
         """JOB_TRANSFORM_NAMES (a transform that does not parse is logged and left out)."""

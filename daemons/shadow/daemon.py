@@ -51,7 +51,7 @@ from condorsim.hooks import HookLane
 from condorsim.jobs.codes import HoldCode, ShadowExit
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
-from condorsim.runtime.pipeline import KeptConnection, RequestPipe
+from condorsim.runtime.pipeline import RequestPipe
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
@@ -145,11 +145,10 @@ class Shadow:
         })
 
     async def _advertise(self) -> None:
-        to_collector = KeptConnection(self._ctx.connect, self._ctx.collector_address,
-                                      "collector", self._ctx.log, "collector_update_failed")
-        while True:
-            await to_collector.send(m.UPDATE_AD_GENERIC(ad=self.shadow_ad()))
-            await trio.sleep(AD_INTERVAL)
+        async with self._ctx.collector_updates() as to_collector:
+            while True:
+                await to_collector.send(m.UPDATE_AD_GENERIC(ad=self.shadow_ad()))
+                await trio.sleep(AD_INTERVAL)
 
     async def _announce(self) -> None:
         """SHADOW_STARTED to the schedd, until it answers (it may be down right now)."""

@@ -19,13 +19,14 @@ class _Server:
     """Answers QUERY_SCHEDD_ADS(constraint=X) with FAILED(reason=X); counts connections."""
 
     def __init__(self) -> None:
-        self.connections: set[int] = set()
+        self.connections: list[Conn] = []  # kept alive: an id could be reused
         self.handled = 0
         self.hang_up_after: int | None = None
         self.gate: trio.Event | None = None
 
     async def handle(self, msg: Message, conn: Conn) -> None:
-        self.connections.add(id(conn))
+        if conn not in self.connections:
+            self.connections.append(conn)
         assert isinstance(msg, m.QUERY_SCHEDD_ADS)
         if self.gate is not None:
             await self.gate.wait()
