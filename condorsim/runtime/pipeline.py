@@ -149,13 +149,13 @@ class _Link:
 class RequestPipe:
     """Requests to the daemon named ``peer``, pipelined over one kept connection.
 
-    ``connect`` opens an authenticated connection (``DaemonContext.connect``); the reader
-    task of each connection runs in ``nursery``.
+    ``connect`` opens an authenticated connection (``DaemonContext.connect``);
+    ``start_soon`` starts the reader task of each connection (a nursery's).
     """
 
-    def __init__(self, connect: Connect, nursery: trio.Nursery, peer: str) -> None:
+    def __init__(self, connect: Connect, start_soon: Callable[..., object], peer: str) -> None:
         self._connect = connect
-        self._nursery = nursery
+        self._start_soon = start_soon
         self._peer = peer
         self._link: _Link | None = None
         self._opening = trio.Lock()
@@ -197,7 +197,7 @@ class RequestPipe:
                 await self._close(link)
             conn = await self._connect(address, self._peer)
             link = self._link = _Link(conn, address)
-            self._nursery.start_soon(self._read, link)
+            self._start_soon(self._read, link)
             return link
 
     async def _read(self, link: _Link) -> None:

@@ -112,7 +112,7 @@ class Shadow:
         self._lane = HookLane(ctx.log, ctx.busy)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
-            self._to_schedd = RequestPipe(ctx.connect, nursery, "schedd")
+            self._to_schedd = RequestPipe(ctx.connect, nursery.start_soon, "schedd")
             nursery.start_soon(self._lane.serve)
             self.address = await nursery.start(
                 lambda task_status: ctx.serve(self._handle, task_status=task_status)

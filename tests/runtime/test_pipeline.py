@@ -43,7 +43,7 @@ async def _pool(nursery: trio.Nursery) -> tuple[_Server, str, RequestPipe]:
     server = _Server()
     address = await nursery.start(Endpoint(name="schedd", network=network).serve, server.handle)
     client = Endpoint(name="shadow", network=network)
-    return server, address, RequestPipe(client.connect, nursery, "schedd")
+    return server, address, RequestPipe(client.connect, nursery.start_soon, "schedd")
 
 
 async def _ask(pipe: RequestPipe, address: str, text: str) -> str:
