@@ -84,6 +84,9 @@ class ClaimKeeper:
         self._alive_next = math.inf
         self._alive_limit = trio.CapacityLimiter(ALIVE_CONNECTIONS)
         self._alive_pipes: dict[str, RequestPipe] = {}
+        self._to_shadow = RequestPipe(self.ctx.connect, schedd.start_task, "shadow")
+        """SHADOW_START down one kept connection to the shadow process (HTCondor forks a
+        shadow per job; condorsim's one shadow process hosts them all), pipelined."""
         self._idle: SortedJobs[tuple[float, int, int, int]] | None = None
         cfg = self.ctx.config
         # the keep-alive timer's period: ALIVE_INTERVAL, or less for a job with a short lease
@@ -180,11 +183,10 @@ class ClaimKeeper:
         reply: Message | None = None
         if addr is not None:
             try:
-                async with await self.ctx.connect(addr, "shadow") as conn:
-                    reply = await conn.request(m.SHADOW_START(
-                        job_ad=ad, claim_id=claim.claim_id, startd_addr=claim.startd_addr,
-                        slot_ad=claim.slot_ad, schedd_addr=self.schedd.address))
-            except (OSError, trio.BrokenResourceError, trio.EndOfChannel) as e:
+                reply = await self._to_shadow.request(addr, m.SHADOW_START(
+                    job_ad=ad, claim_id=claim.claim_id, startd_addr=claim.startd_addr,
+                    slot_ad=claim.slot_ad, schedd_addr=self.schedd.address))
+            except (OSError, trio.BrokenResourceError, trio.EndOfChannel, ProtocolError) as e:
                 self.ctx.log.warning("shadow_unreachable", error=str(e))
                 self._shadow_addr = None
         if not isinstance(reply, m.OK):

@@ -218,3 +218,4 @@ async def test_keep_alives_are_one_timer_for_every_claim(
                        if isinstance(msg, m.ALIVE)}
         assert len(alive_conns) == 1
         assert len(shadow.got) == 2
+        assert shadow.conns[0] is shadow.conns[1]  # both SHADOW_STARTs on one connection
