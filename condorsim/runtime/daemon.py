@@ -30,6 +30,7 @@ from condorsim.config import Config
 
 from .network import Conn, Endpoint, Handler
 from .participant import Participant
+from .pipeline import KeptConnection
 
 
 def collector_address(config: Config) -> str:
@@ -76,6 +77,13 @@ class DaemonContext:
 
     def collector_address(self) -> str:
         return collector_address(self.config)
+
+    def collector_updates(self) -> KeptConnection:
+        """Where the daemon's updates to the collector go: one connection kept between them,
+        as HTCondor's DCCollector keeps its update socket (failures logged as
+        ``collector_update_failed``)."""
+        return KeptConnection(self.connect, self.collector_address, "collector", self.log,
+                              "collector_update_failed")
 
     def at_end_of_instant(self, key: Any, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the pool is quiescent at this instant (sorted by ``key``).

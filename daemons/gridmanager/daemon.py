@@ -290,16 +290,12 @@ class Gridmanager:
         return out
 
     async def _advertise(self) -> None:
-        while True:
-            now = trio.current_time()
-            try:
-                async with await self.ctx.connect(self.ctx.collector_address(), "collector") as c:
-                    await c.send(m.UPDATE_AD_GENERIC(ad=self.gridmanager_ad()))
-                    for ad in self.grid_ads(now):
-                        await c.send(m.UPDATE_GRID_AD(ad=ad))
-            except PEER_ERRORS as e:
-                self.ctx.log.warning("collector_update_failed", error=str(e))
-            await trio.sleep(self._ad_interval)
+        async with self.ctx.collector_updates() as to_collector:
+            while True:
+                now = trio.current_time()
+                await to_collector.send(m.UPDATE_AD_GENERIC(ad=self.gridmanager_ad()),
+                                        *(m.UPDATE_GRID_AD(ad=ad) for ad in self.grid_ads(now)))
+                await trio.sleep(self._ad_interval)
 
     # -- the user log ---------------------------------------------------------------------
     def _write(self, job: GridJob, event: LogEvent) -> None:

@@ -252,14 +252,10 @@ class JobRouter:
 
     async def _advertise(self) -> None:
         interval = max(1, self.ctx.config.get_int("UPDATE_INTERVAL", 300))
-        while True:
-            try:
-                async with await self.ctx.connect(self.ctx.collector_address(),
-                                                  "collector") as conn:
-                    await conn.send(m.UPDATE_AD_GENERIC(ad=self.router_ad()))
-            except PEER_ERRORS as e:
-                self.ctx.log.warning("collector_update_failed", error=str(e))
-            await trio.sleep(interval)
+        async with self.ctx.collector_updates() as to_collector:
+            while True:
+                await to_collector.send(m.UPDATE_AD_GENERIC(ad=self.router_ad()))
+                await trio.sleep(interval)
 
     # -- polls ---------------------------------------------------------------------------
     async def _turn(self, what: str) -> None:

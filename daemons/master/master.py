@@ -33,6 +33,7 @@ from condorsim.config import Config as DaemonConfig
 from condorsim.runtime.coordinator import Coordinator
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.runtime.pipeline import KeptConnection
 from condorsim.runtime.process import wait_real
 from condorsim.runtime.zygote import SPAWN_KNOB, ForkedProcess, ZygoteUnavailable, zygote_for
 from condorsim.wire import Message
@@ -173,24 +174,23 @@ class Master:
         a condor_restart (the collector restarted with the rest has lost every ad)."""
         assert self._ctx is not None and self.collector_address is not None
         interval = self._ctx.config.get_int("MASTER_UPDATE_INTERVAL", 300)
-        while True:
-            ad = ClassAd()
-            ad["MyType"] = "DaemonMaster"
-            ad["Name"] = "master@localhost"
-            ad["Machine"] = "localhost"
-            ad["MyAddress"] = address
-            ad["DaemonList"] = ", ".join(["MASTER", *(c.planned.key for c in self.children.values())])
-            ad["UpdateInterval"] = interval
-            ad.update(master_ad_attrs(self._ctx.config, self._start_time))
-            try:
-                conn = await self._ctx.connect(self.collector_address, "collector")
-                async with conn:
-                    await conn.send(UPDATE_MASTER_AD(ad=ad))
-            except (OSError, ConnectionRefusedError) as e:
-                self._ctx.log.warning("collector_update_failed", error=str(e))
-            with trio.move_on_after(interval):
-                await self._advertise_now.wait()
-            self._advertise_now = trio.Event()
+        to_collector = KeptConnection(self._ctx.connect, lambda: self.collector_address or "",
+                                      "collector", self._ctx.log, "collector_update_failed")
+        async with to_collector:
+            while True:
+                ad = ClassAd()
+                ad["MyType"] = "DaemonMaster"
+                ad["Name"] = "master@localhost"
+                ad["Machine"] = "localhost"
+                ad["MyAddress"] = address
+                ad["DaemonList"] = ", ".join(
+                    ["MASTER", *(c.planned.key for c in self.children.values())])
+                ad["UpdateInterval"] = interval
+                ad.update(master_ad_attrs(self._ctx.config, self._start_time))
+                await to_collector.send(UPDATE_MASTER_AD(ad=ad))
+                with trio.move_on_after(interval):
+                    await self._advertise_now.wait()
+                self._advertise_now = trio.Event()
 
     async def _handle(self, msg: Message, conn: Conn) -> None:
         if isinstance(msg, DC_OFF_GRACEFUL | DC_OFF_FAST):

@@ -71,6 +71,7 @@ class Negotiator:
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self._ctx = ctx
+        self._to_collector = ctx.collector_updates()
         cfg = ctx.config
         self.policy = MatchPolicy.from_config(cfg)
         self.schedule = CycleSchedule(
@@ -88,7 +89,7 @@ class Negotiator:
         self._start_time = int(trio.current_time())
         self._update_after_cycle = cfg.get_bool("NEGOTIATOR_UPDATE_AFTER_CYCLE", False)
         self._advertise_accounting = cfg.get_bool("NEGOTIATOR_ADVERTISE_ACCOUNTING", True)
-        async with trio.open_nursery() as nursery:
+        async with self._to_collector, trio.open_nursery() as nursery:
             self._address = await nursery.start(
                 lambda task_status: ctx.serve(self._handle, task_status=task_status))
             nursery.start_soon(self._update_loop)
@@ -135,16 +136,11 @@ class Negotiator:
     async def _send_ads(self, *, accounting: bool = False, own: bool = True) -> None:
         """UPDATE_NEGOTIATOR_AD; with ``accounting``, the submitters' Accounting ads too
         (NEGOTIATOR_ADVERTISE_ACCOUNTING)."""
-        try:
-            async with await self._ctx.connect(self._ctx.collector_address(),
-                                               "collector") as conn:
-                if own:
-                    await conn.send(m.UPDATE_NEGOTIATOR_AD(ad=self.negotiator_ad()))
-                if accounting:
-                    for ad in self.accountant.accounting_ads(trio.current_time()):
-                        await conn.send(m.UPDATE_AD_GENERIC(ad=ClassAd(ad)))
-        except _NET_ERRORS as e:
-            self._ctx.log.warning("collector_update_failed", error=str(e))
+        msgs: list[Message] = [m.UPDATE_NEGOTIATOR_AD(ad=self.negotiator_ad())] if own else []
+        if accounting:
+            msgs += [m.UPDATE_AD_GENERIC(ad=ClassAd(ad))
+                     for ad in self.accountant.accounting_ads(trio.current_time())]
+        await self._to_collector.send(*msgs)
 
     async def _update_loop(self) -> None:
         while True:

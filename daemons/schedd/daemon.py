@@ -73,6 +73,7 @@ class Schedd:
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self.ctx = ctx
+        self._to_collector = ctx.collector_updates()
         cfg = ctx.config
         self.tz = cfg.get("SIM_TIMEZONE") or "UTC"
         self.name = cfg.get("SCHEDD_NAME") or "schedd@localhost"
@@ -137,6 +138,7 @@ class Schedd:
                 task_status.started(self.address)
         finally:
             self.queue.store.close()
+            await self._to_collector.close()
 
     def _load_transforms(self) -> None:
         """JOB_TRANSFORM_NAMES (a transform that does not parse is logged and left out)."""
@@ -460,13 +462,8 @@ class Schedd:
 
     async def _send_ads(self) -> None:
         ad, subs = self.schedd_ad(int(trio.current_time()))
-        try:
-            async with await self.ctx.connect(self.ctx.collector_address(), "collector") as conn:
-                await conn.send(m.UPDATE_SCHEDD_AD(ad=ad))
-                for sub in subs:
-                    await conn.send(m.UPDATE_SUBMITTOR_AD(ad=sub))
-        except (OSError, LookupError, trio.BrokenResourceError) as e:
-            self.ctx.log.warning("collector_update_failed", error=str(e))
+        await self._to_collector.send(m.UPDATE_SCHEDD_AD(ad=ad),
+                                      *(m.UPDATE_SUBMITTOR_AD(ad=sub) for sub in subs))
 
     async def query_collector(self, msg: Message) -> list[ClassAd]:
         try:

@@ -51,6 +51,7 @@ from condorsim.hooks import HookLane
 from condorsim.jobs.codes import HoldCode, ShadowExit
 from condorsim.runtime.daemon import DaemonContext
 from condorsim.runtime.network import Conn
+from condorsim.runtime.pipeline import RequestPipe
 from condorsim.wire import ConnectionClosed, Message, ProtocolError
 from condorsim.wire import messages as m
 
@@ -111,6 +112,7 @@ class Shadow:
         self._lane = HookLane(ctx.log, ctx.busy)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
+            self._to_schedd = RequestPipe(ctx.connect, nursery.start_soon, "schedd")
             nursery.start_soon(self._lane.serve)
             self.address = await nursery.start(
                 lambda task_status: ctx.serve(self._handle, task_status=task_status)
@@ -121,7 +123,13 @@ class Shadow:
 
     # -- talking to others ----------------------------------------------------------------
     async def _request(self, address: str, peer: str, msg: Message) -> Message | None:
+        """``msg``'s reply, or None (logged) when ``peer`` cannot be reached. The jobs'
+        updates and exits to the schedd go down one kept connection shared by every shadow
+        of this process (:mod:`condorsim.runtime.pipeline`); the rest each on a connection
+        of its own."""
         try:
+            if isinstance(msg, m.SHADOW_UPDATE | m.SHADOW_EXIT):
+                return await self._to_schedd.request(address, msg)
             async with await self._ctx.connect(address, peer) as conn:
                 return await conn.request(msg)
         except PEER_ERRORS as e:
@@ -137,13 +145,10 @@ class Shadow:
         })
 
     async def _advertise(self) -> None:
-        while True:
-            try:
-                async with await self._ctx.connect(self._ctx.collector_address(), "collector") as c:
-                    await c.send(m.UPDATE_AD_GENERIC(ad=self.shadow_ad()))
-            except PEER_ERRORS as e:
-                self._ctx.log.warning("collector_update_failed", error=str(e))
-            await trio.sleep(AD_INTERVAL)
+        async with self._ctx.collector_updates() as to_collector:
+            while True:
+                await to_collector.send(m.UPDATE_AD_GENERIC(ad=self.shadow_ad()))
+                await trio.sleep(AD_INTERVAL)
 
     async def _announce(self) -> None:
         """SHADOW_STARTED to the schedd, until it answers (it may be down right now)."""

@@ -35,6 +35,7 @@ class Recorder:
         self.reply = reply
         self.ad_type = ad_type
         self.got = []
+        self.conns: list[Conn] = []  # each message's connection (kept: an id can be reused)
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         async with trio.open_nursery() as nursery:
@@ -50,6 +51,7 @@ class Recorder:
 
     async def _handle(self, msg: Message, conn: Conn) -> None:
         self.got.append((trio.current_time(), msg))
+        self.conns.append(conn)
         reply = self.reply.get(msg.command)
         if reply is not None:
             await conn.send(reply)
@@ -211,4 +213,9 @@ async def test_keep_alives_are_one_timer_for_every_claim(
                 alives.setdefault(msg.claim_id.split("#")[1], []).append(t - T0)
         # the claim made at 100 s waits for the timer (at most one ALIVE_INTERVAL)
         assert alives == {"1": [10, 310, 610], "2": [310, 610]}
+        # all of them down one connection the schedd keeps to the startd
+        alive_conns = {id(c) for (_, msg), c in zip(startd.got, startd.conns, strict=True)
+                       if isinstance(msg, m.ALIVE)}
+        assert len(alive_conns) == 1
         assert len(shadow.got) == 2
+        assert shadow.conns[0] is shadow.conns[1]  # both SHADOW_STARTs on one connection
