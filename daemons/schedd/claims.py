@@ -54,10 +54,15 @@ from .store import JobId, QueueWriteError, SortedJobs, job_str
 
 ALIVE_FIRST = 10  # the keep-alive timer's first firing after the schedd starts (s)
 ALIVE_FLOOR = 10  # the shortest keep-alive interval a job's lease can ask for (s)
-# ALIVEs of one firing in flight at once: each is a connection of its own, and ten thousand
+# ALIVEs of one firing in flight at once: each was a connection of its own, and ten thousand
 # at once ran the startd out of file descriptors (EMFILE); the same ALIVEs are sent in the
 # same instant (simulated time does not move while they are in flight)
 ALIVE_CONNECTIONS = 256
+# Connections of the schedd's own to startds open at once (REQUEST_CLAIM, RELEASE_CLAIM): the
+# P2 storm's 10,000 claim requests to the one startd process at once overflowed its listen
+# queue, and a fifth of them were reset ("Connection reset by peer") and matched again a
+# cycle later; in flight 256 at a time they are the same messages at the same instant.
+STARTD_CONNECTIONS = 256
 
 
 @dataclass
@@ -83,6 +88,7 @@ class ClaimKeeper:
         self._alive_wakeup = trio.Event()
         self._alive_next = math.inf
         self._alive_limit = trio.CapacityLimiter(ALIVE_CONNECTIONS)
+        self._startd_limit = trio.CapacityLimiter(STARTD_CONNECTIONS)
         self._alive_pipes: dict[str, RequestPipe] = {}
         self._to_shadow = RequestPipe(self.ctx.connect, schedd.start_task, "shadow")
         """SHADOW_START down one kept connection to the shadow process (HTCondor forks a
@@ -130,10 +136,11 @@ class ClaimKeeper:
         if not isinstance(addr, str) or job not in q.jobs:
             self.pending.discard(job)
             return
+        job_ad = q.jobs[job]  # the ad as matched (the job may leave while this waits)
         try:
-            async with await self.ctx.connect(addr, "startd") as conn:
+            async with self._startd_limit, await self.ctx.connect(addr, "startd") as conn:
                 reply = await conn.request(m.REQUEST_CLAIM(
-                    claim_id=claim_id, job_ad=q.jobs[job], scheduler_addr=self.schedd.address))
+                    claim_id=claim_id, job_ad=job_ad, scheduler_addr=self.schedd.address))
         except (OSError, trio.BrokenResourceError, trio.EndOfChannel) as e:
             self.ctx.log.warning("request_claim_failed", job=job_str(job), error=str(e))
             self.pending.discard(job)
@@ -284,7 +291,8 @@ class ClaimKeeper:
 
     async def _to_startd(self, claim: Claim, msg: Message) -> Message | None:
         try:
-            async with await self.ctx.connect(claim.startd_addr, "startd") as conn:
+            async with self._startd_limit, await self.ctx.connect(claim.startd_addr,
+                                                                  "startd") as conn:
                 return await conn.request(msg)
         except (OSError, trio.BrokenResourceError, trio.EndOfChannel) as e:
             self.ctx.log.warning("startd_unreachable", cmd=msg.command, error=str(e))

@@ -219,3 +219,55 @@ async def test_keep_alives_are_one_timer_for_every_claim(
         assert len(alive_conns) == 1
         assert len(shadow.got) == 2
         assert shadow.conns[0] is shadow.conns[1]  # both SHADOW_STARTs on one connection
+
+
+class _SlowStartd(Recorder):
+    """Holds every REQUEST_CLAIM until ``gate`` opens, counting the connections it holds."""
+
+    def __init__(self) -> None:
+        super().__init__({"REQUEST_CLAIM": m.CLAIM_RESPONSE(accepted=True, reason="",
+                                                            slot_ad=None)})
+        self.gate = trio.Event()
+        self.open = self.most_open = 0
+
+    async def _handle(self, msg: Message, conn: Conn) -> None:
+        if isinstance(msg, m.REQUEST_CLAIM):
+            self.open += 1
+            self.most_open = max(self.most_open, self.open)
+            await self.gate.wait()
+            self.open -= 1
+        await super()._handle(msg, conn)
+
+
+async def test_a_storm_of_claims_keeps_at_most_256_connections_open(
+    tmp_path: Path, autojump_clock: trio.testing.MockClock
+) -> None:
+    """300 matches in one cycle to one startd: the claim requests go 256 at a time (10,000 at
+    once overflowed the startd's listen queue and some were reset), and every one is made."""
+    autojump_clock.jump(T0)
+    startd = _SlowStartd()
+    shadow = Recorder({"SHADOW_START": m.OK()}, ad_type="Shadow")
+    cfg = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
+    daemons = [("collector", Collector), ("schedd", Schedd), ("startd@exec1", lambda: startd),
+               ("shadow", lambda: shadow)]
+    async with open_inprocess_pool(cfg, tmp_path, daemons) as pool:  # type: ignore[arg-type]
+        async with await pool.connect("schedd") as conn:
+            await conn.request(m.SUBMIT_JOBS(owner="alice", text=SUB.replace(
+                "queue 2", "queue 300"), iwd=str(tmp_path), source="job.sub"))
+        slot = _slot(pool.addresses["startd@exec1"])
+        async with await pool.connect("schedd", me="negotiator") as conn:
+            await conn.send(m.NEGOTIATE(submitter="alice@localhost",
+                                        ad=ClassAd.parse('[ AutoClusterAttrs = "Memory" ]')))
+            reply = await conn.request(m.SEND_RESOURCE_REQUEST_LIST(count=10))
+            assert isinstance(reply, m.RESOURCE_REQUEST_LIST)
+            for i in range(300):
+                await conn.send(m.PERMISSION_AND_AD(
+                    claim_id=f"{slot.evaluate('MyAddress')}#{i}#1", slot_ad=slot,
+                    request_index=0))
+            await conn.send(m.END_NEGOTIATE())
+        await trio.testing.wait_all_tasks_blocked()
+        assert startd.most_open == 256
+        startd.gate.set()
+        await trio.sleep(5)
+        assert startd.commands().count("REQUEST_CLAIM") == 300
+        assert shadow.commands().count("SHADOW_START") == 300
