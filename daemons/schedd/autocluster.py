@@ -15,6 +15,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import groupby
 from operator import itemgetter
 
 from condorsim.classad import ClassAd, ExprTree
@@ -396,16 +397,20 @@ class IdleIndex:
             jobs = self.store.jobs
             cids = self._cid
             # in priority order: new autocluster ids come in that order
-            classified = ac.classify_many([jobs[key[2]] for key in todo], lowered, attr_list,
-                                          attrs_tree, by_trees)
-            for key, cid in zip(todo, classified, strict=True):
-                cids[key[2]] = cid
+            job_ids = list(map(itemgetter(2), todo))
+            classified = ac.classify_many(list(map(jobs.__getitem__, job_ids)), lowered,
+                                          attr_list, attrs_tree, by_trees)
+            cids.update(zip(job_ids, classified, strict=True))
+            start = 0
+            for cid, run in groupby(classified):  # runs of one autocluster (a cluster's)
+                end = start + sum(1 for _ in run)
                 if cid is not None:
                     bucket = added.get(cid)
                     if bucket is None:
                         bucket = added[cid] = []
-                    bucket.append(key)
-            stale.difference_update(k[2] for k in todo)
+                    bucket.extend(todo[start:end])
+                start = end
+            stale.difference_update(job_ids)
             for cid, keys in added.items():
                 sorted_keys = by_cid.get(cid)
                 if sorted_keys is None:
