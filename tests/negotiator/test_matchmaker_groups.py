@@ -80,9 +80,10 @@ def _reference_groups(mm: Matchmaker, job: ClassAd) -> list[list[str]] | None:
     their trees for those names (equal by structure)."""
     todo = {"requirements", "rank", "state", "activity", "currentrank", "remoteuser",
             "remoteowner"}
-    for expr in (POLICY.post_job_rank, POLICY.preemption_requirements):
-        assert expr is not None
-        todo |= {n.lower() for _, n in expr.references()}
+    for expr in (POLICY.pre_job_rank, POLICY.post_job_rank, POLICY.preemption_requirements,
+                 POLICY.preemption_rank):  # the knobs set and HTCondor's defaults
+        if expr is not None:
+            todo |= {n.lower() for _, n in expr.references()}
     seen: set[str] = set()
     while todo:
         name = todo.pop()
@@ -121,3 +122,12 @@ def test_slots_are_grouped_as_by_their_trees_one_by_one(
                 slot[name] = parse_expr(str(slot[name]))
     mm = Matchmaker(slots, POLICY, NOW, lambda user: 500.0)
     assert mm._alike(job) == _reference_groups(mm, job)
+
+
+def test_equal_trees_of_other_objects_join_their_group_in_slot_order() -> None:
+    job = ClassAd.parse('[ MyType = "Job"; Owner = "alice"; JobPrio = 1; Requirements = true; '
+                        'Rank = 0 ]')
+    slots = _slots([(1, 0, 0, 0, 0, 1)] * 3)
+    slots[1]["START"] = parse_expr(str(slots[1]["START"]))  # equal, not the same object
+    mm = Matchmaker(slots, POLICY, NOW, lambda user: 500.0)
+    assert mm._alike(job) == [["slot0@m0", "slot1@m1", "slot2@m2"]]
