@@ -48,6 +48,7 @@ import functools
 import math
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from operator import itemgetter
 from typing import Any, Final, NamedTuple
 
 import msgpack
@@ -511,11 +512,91 @@ class LazyAd(ClassAd):
         return super().evaluate(name, target, ctx)
 
 
+class _Shape(NamedTuple):
+    """The names of a wire map checked by :func:`ad_from_wire_lazy` (no two the same
+    lower-cased), and the types of its values then, by kind."""
+
+    wire_names: list[str]
+    keys: tuple[str, ...]
+    names: dict[str, str]  # key -> name as spelled
+    types: tuple[type, ...]
+    strs: Any  # an itemgetter of the values' plain strings (a tuple of them), or None
+    ints: Any  # the same for the integers
+    others: tuple[int, ...]  # the places of the values made into trees (neither, nor a bool)
+
+
+_LAZY_SHAPE: list[_Shape] = []
+"""The shape of the last map :func:`ad_from_wire_lazy` decoded in full (the slot ads of a
+pool's PERMISSION_AND_ADs all have one)."""
+
+
+def _getter(places: list[int]) -> Any:
+    """An itemgetter giving a tuple of the items at ``places`` (None for none)."""
+    if not places:
+        return None
+    if len(places) == 1:
+        return lambda values: (values[places[0]],)
+    return itemgetter(*places)
+
+
+def _learn_shape(mapping: dict[Any, Any], values: dict[str, Any], names: dict[str, str]) -> None:
+    """Keep the shape of ``mapping``, just decoded into ``values`` and ``names``."""
+    if len(values) != len(mapping):  # two names the same lower-cased: no shape
+        _LAZY_SHAPE.clear()
+        return
+    types = tuple(map(type, mapping.values()))
+    strs = [i for i, t in enumerate(types) if t is str]
+    ints = [i for i, t in enumerate(types) if t is int]
+    others = tuple(i for i, t in enumerate(types) if t is not str and t is not int
+                   and t is not bool)
+    _LAZY_SHAPE[:] = [_Shape(list(mapping), tuple(values), dict(names), types,
+                             _getter(strs), _getter(ints), others)]
+
+
+def _lazy_shaped(mapping: dict[Any, Any]) -> tuple[dict[str, Any], dict[str, str]] | None:
+    """The values and names :func:`ad_from_wire_lazy` makes of ``mapping``, when it has the
+    names of the last shape (so checked then) and values of the same types, its strings and
+    integers plain ones (short, no NUL, 64 bits): checked by C-level passes over them. None
+    otherwise (the general loop decides, and raises where the map is bad)."""
+    if not _LAZY_SHAPE:
+        return None
+    shape = _LAZY_SHAPE[0]
+    if list(mapping) != shape.wire_names:
+        return None
+    wire = tuple(mapping.values())
+    if tuple(map(type, wire)) != shape.types:
+        return None
+    if shape.strs is not None:
+        strs = shape.strs(wire)
+        if max(map(len, strs)) > CACHE_MAX_TEXT or "\0" in "".join(strs):
+            return None
+    if shape.ints is not None:
+        ints = shape.ints(wire)
+        if min(ints) < INT_MIN or max(ints) > INT_MAX:
+            return None
+    values = dict(zip(shape.keys, wire, strict=True))
+    keys, wire_names = shape.keys, shape.wire_names
+    for i in shape.others:  # in the map's order: the first bad one raises, as the loop's
+        values[keys[i]] = _decode(wire[i], wire_names[i], 0)
+    return values, dict(shape.names)
+
+
 def ad_from_wire_lazy(mapping: Any) -> ClassAd:
     """:func:`ad_from_wire` with every check made now and the literal trees left to the
-    ad's first use as a whole (a :class:`LazyAd`); raises as :func:`ad_from_wire` does."""
+    ad's first use as a whole (a :class:`LazyAd`); raises as :func:`ad_from_wire` does.
+    A map of the last one's shape (:func:`_lazy_shaped`) is checked by C-level passes."""
     if type(mapping) is not dict:
         return ad_from_wire(mapping)
+    try:
+        shaped = _lazy_shaped(mapping)
+    except RecursionError:
+        raise ClassAdWireError("ClassAd nested too deeply") from None
+    if shaped is not None:
+        ad = LazyAd.__new__(LazyAd)
+        ad._parent = None
+        ad._shared = False
+        ad._pending = shaped
+        return ad
     values: dict[str, Any] = {}
     names: dict[str, str] = {}
     lowered = _LOWERED
@@ -534,6 +615,7 @@ def ad_from_wire_lazy(mapping: Any) -> ClassAd:
             values[key] = value
     except RecursionError:
         raise ClassAdWireError("ClassAd nested too deeply") from None
+    _learn_shape(mapping, values, names)
     ad = LazyAd.__new__(LazyAd)
     ad._parent = None
     ad._shared = False

@@ -191,25 +191,32 @@ class Matchmaker:
         self._trees: dict[str, list[ExprTree]] = {}
         self._groups: dict[frozenset[str], list[list[str]]] = {}
 
-    def _slot_trees(self, name: str) -> list[ExprTree]:
-        """The distinct expressions (by identity) the slots of the cycle hold for ``name``."""
-        trees = self._trees.get(name)
-        if trees is None:
+    def _load_slot_trees(self, names: Iterable[str]) -> None:
+        """Find the distinct expressions (by identity) the slots of the cycle hold for each
+        of ``names`` (lower-cased) not known yet, in one pass over the slots: the slots of a
+        pool share their trees, so the distinct rows of them are few."""
+        missing = tuple(name for name in names if name not in self._trees)
+        if not missing:
+            return
+        rows: dict[tuple[int, ...], tuple[ExprTree | None, ...]] = {}
+        for slot in self.slots.values():
+            trees = slot.trees(missing)
+            rows.setdefault(tuple(map(id, trees)), trees)  # the slots hold the trees
+        for i, name in enumerate(missing):
             by_id: dict[int, ExprTree] = {}
-            lowered = (name,)  # already lower-cased
-            for slot in self.slots.values():
-                tree = slot.trees(lowered)[0]
+            for trees in rows.values():
+                tree = trees[i]
                 if tree is not None:
                     by_id[id(tree)] = tree
-            trees = self._trees[name] = list(by_id.values())
-        return trees
+            self._trees[name] = list(by_id.values())
 
     def _significant(self, job: ClassAd) -> frozenset[str] | None:
         """The names matching ``job`` can read of a slot: from the job's and the slots'
         Requirements and Rank, the policy knobs and what classification reads, every name
         their expressions refer to, followed through the job's and the slots' expressions
         for those names. None when some expression on the way makes names at evaluation
-        time."""
+        time. The names are followed a round at a time (the set reached is the same in any
+        order), the slots' trees for a round's new names found in one pass."""
         todo = {a.lower() for a in _CLASSIFY_ATTRS}
         for expr in (self.policy.pre_job_rank, self.policy.post_job_rank,
                      self.policy.preemption_requirements, self.policy.preemption_rank):
@@ -220,19 +227,20 @@ class Matchmaker:
                 todo |= refs
         seen: set[str] = set()
         while todo:
-            name = todo.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            trees = list(self._slot_trees(name))
-            mine = job.lookup(name)
-            if mine is not None:
-                trees.append(mine)
-            for tree in trees:
-                refs = self._refs.of(tree)
-                if refs is None:
-                    return None
-                todo |= refs - seen
+            batch = todo - seen
+            seen |= batch
+            self._load_slot_trees(batch)
+            todo = set()
+            for name in batch:
+                trees = list(self._trees[name])
+                mine = job.lookup(name)
+                if mine is not None:
+                    trees.append(mine)
+                for tree in trees:
+                    refs = self._refs.of(tree)
+                    if refs is None:
+                        return None
+                    todo |= refs - seen
         return frozenset(seen)
 
     def _alike(self, job: ClassAd) -> list[list[str]] | None:
@@ -244,11 +252,30 @@ class Matchmaker:
         groups = self._groups.get(names)
         if groups is None:
             order = tuple(sorted(names))  # lower-cased
-            # trees hash and compare by structure (a literal by its exact value)
-            by_key: dict[tuple[ExprTree | None, ...], list[str]] = {}
+            # first by the trees' identities (the slots of a pool share their trees: a few
+            # rows), then the rows whose trees are equal (trees hash and compare by
+            # structure, a literal by its exact value) make one group, in slot order
+            rows: dict[tuple[int, ...], tuple[tuple[ExprTree | None, ...], list[str]]] = {}
             for slot_name, slot in self.slots.items():
-                by_key.setdefault(slot.trees(order), []).append(slot_name)
-            groups = list(by_key.values())
+                trees = slot.trees(order)
+                ids = tuple(map(id, trees))
+                row = rows.get(ids)
+                if row is None:
+                    row = rows[ids] = (trees, [])
+                row[1].append(slot_name)
+            by_key: dict[tuple[ExprTree | None, ...], list[list[str]]] = {}
+            for trees, members in rows.values():
+                by_key.setdefault(trees, []).append(members)
+            groups = []
+            position: dict[str, int] | None = None
+            for parts in by_key.values():
+                if len(parts) == 1:
+                    groups.append(parts[0])
+                    continue
+                if position is None:
+                    position = {name: i for i, name in enumerate(self.slots)}
+                groups.append(sorted((n for part in parts for n in part),
+                                     key=position.__getitem__))
             self._groups[names] = groups
         return groups
 

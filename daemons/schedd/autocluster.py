@@ -15,6 +15,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import groupby
 from operator import itemgetter
 
 from condorsim.classad import ClassAd, ExprTree
@@ -178,6 +179,52 @@ class AutoClusters:
             ad["AutoClusterAttrs"] = attrs_tree
         return cid
 
+    def classify_many(self, ads: Iterable[ClassAd], lowered: tuple[str, ...], attr_list: str,
+                      attrs_tree: ExprTree,
+                      by_trees: dict[tuple[int, ...], tuple[tuple[str, ...], int]]
+                      ) -> list[int | None]:
+        """:meth:`classify` of each ad in turn: the same ids and stamps (set in the same
+        order in each ad). An ad whose JobStatus, significant and stamp trees are the same
+        objects as the ad's before it (the procs of a cluster, in a row) takes that ad's
+        answer and stamps without its signature being looked at again -- when that ad's
+        JobStatus is a constant (an expression's value depends on the ad's other
+        attributes) and its stamps were both missing (set now) or both the ones wanted."""
+        reads = ("jobstatus", *lowered, *_STAMPED)
+        none = id(None)
+        out: list[int | None] = []
+        last: tuple[int, ...] | None = None  # the ids of the reads of the ad before
+        last_cid: int | None = None
+        stamp = False  # the ad before had no stamps: both were set
+        cid_tree = attrs_tree
+        for ad in ads:
+            ids = tuple(map(id, map(ad._attrs.get, reads)))
+            if ids == last:
+                if stamp:  # ClassAd.update of _stamp's ad, inline: the two keys are new
+                    if ad._shared:
+                        ad._own()
+                    names, attrs = ad._names, ad._attrs
+                    names["autoclusterid"] = "AutoClusterId"
+                    attrs["autoclusterid"] = cid_tree
+                    names["autoclusterattrs"] = "AutoClusterAttrs"
+                    attrs["autoclusterattrs"] = attrs_tree
+                out.append(last_cid)
+                continue
+            cid = self.classify(ad, lowered, attr_list, attrs_tree, by_trees)
+            out.append(cid)
+            last = None
+            status = ad._attrs.get("jobstatus")
+            if status is not None and status._const is NOT_CONST:
+                continue  # evaluated in each ad
+            if cid is None:
+                last, last_cid, stamp = ids, None, False
+                continue
+            cid_tree = self._literal(cid)
+            if ids[-2] == none and ids[-1] == none:
+                last, last_cid, stamp = ids, cid, True
+            elif ids[-2] == id(cid_tree) and ids[-1] == id(attrs_tree):
+                last, last_cid, stamp = ids, cid, False
+        return out
+
     def _stamp(self, cid_tree: ExprTree, attrs_tree: ExprTree) -> ClassAd:
         """An ad of AutoClusterId and AutoClusterAttrs (in that order) with these trees."""
         stamp = self._stamps.get((id(cid_tree), id(attrs_tree)))
@@ -252,7 +299,16 @@ class IdleIndex:
         # the same trees (by identity; the ads hold them for this call, and a constant
         # tree evaluates to its value in any ad: the entry is what evaluating gives)
         entries: dict[tuple[int, ...], tuple[bool, str | None, float, int]] = {}
-        for job in dirty:
+        order: Iterable[JobId] = dirty
+        if len(dirty) > len(jobs) // 8:
+            # many (a fresh queue): in the queue's order, the order the ads were made in
+            # (near each other in memory), not the set's scattered one; the outcome is the
+            # same in any order
+            order = [job for job in jobs if job in dirty]
+            if len(order) < len(dirty):  # and the jobs gone
+                order += [job for job in dirty if job not in jobs]
+        owner_set: tuple[str | None, set[JobId]] | None = None  # the last owner's stale set
+        for job in order:
             key = keys.pop(job, None)
             if key is not None:
                 owner = owners.pop(job)
@@ -277,7 +333,9 @@ class IdleIndex:
             if entry[0]:
                 owner = owners[job] = entry[1]
                 keys[job] = (entry[2], entry[3], job)  # sort_key
-                stale.setdefault(owner, set()).add(job)
+                if owner_set is None or owner_set[0] != owner:
+                    owner_set = (owner, stale.setdefault(owner, set()))
+                owner_set[1].add(job)
         dirty.clear()
         for (owner, cid), out in gone.items():
             by_cid = self._lists[owner]
@@ -338,13 +396,21 @@ class IdleIndex:
             added: dict[int, list[SortKey]] = {}
             jobs = self.store.jobs
             cids = self._cid
-            for key in todo:  # in priority order: new autocluster ids come in that order
-                job = key[2]
-                cid = cids[job] = ac.classify(jobs[job], lowered, attr_list, attrs_tree,
-                                              by_trees)
+            # in priority order: new autocluster ids come in that order
+            job_ids = list(map(itemgetter(2), todo))
+            classified = ac.classify_many(list(map(jobs.__getitem__, job_ids)), lowered,
+                                          attr_list, attrs_tree, by_trees)
+            cids.update(zip(job_ids, classified, strict=True))
+            start = 0
+            for cid, run in groupby(classified):  # runs of one autocluster (a cluster's)
+                end = start + sum(1 for _ in run)
                 if cid is not None:
-                    added.setdefault(cid, []).append(key)
-            stale.difference_update(k[2] for k in todo)
+                    bucket = added.get(cid)
+                    if bucket is None:
+                        bucket = added[cid] = []
+                    bucket.extend(todo[start:end])
+                start = end
+            stale.difference_update(job_ids)
             for cid, keys in added.items():
                 sorted_keys = by_cid.get(cid)
                 if sorted_keys is None:

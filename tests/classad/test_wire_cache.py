@@ -230,6 +230,20 @@ _LAZY_VALUES = st.one_of(_DECODABLE, st.integers(), st.text("a\0", max_size=2),
                                    st.binary(max_size=3)))
 
 
+def _decoded_or_refused_alike(wire: dict) -> ClassAd | None:
+    """The ad a full decode makes of ``wire``; None when it refuses it, after checking that
+    the lazy decode refuses it with the same error."""
+    from condorsim.classad import ad_from_wire_lazy
+
+    try:
+        return ad_from_wire(wire)
+    except ClassAdWireError as e:
+        with pytest.raises(ClassAdWireError) as got:
+            ad_from_wire_lazy(wire)
+        assert str(got.value) == str(e)
+        return None
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["A", "a", "B", "Name", "", "x\0"]), _LAZY_VALUES),
                 max_size=5),
@@ -242,12 +256,8 @@ def test_a_lazy_ad_is_checked_now_and_is_the_ad_decoded_in_full(
     from condorsim.classad import LazyAd, ad_from_wire_lazy
 
     wire = dict(pairs)
-    try:
-        want = ad_from_wire(wire)
-    except ClassAdWireError as e:
-        with pytest.raises(ClassAdWireError) as got:
-            ad_from_wire_lazy(wire)
-        assert str(got.value) == str(e)
+    want = _decoded_or_refused_alike(wire)
+    if want is None:
         return
     lazy = ad_from_wire_lazy(wire)
     assert type(lazy) is LazyAd
@@ -276,3 +286,57 @@ def test_a_lazy_ad_changed_before_use_keeps_its_other_values() -> None:
     copy = lazy.copy()
     del lazy["Name"]
     assert copy.evaluate("Name") == "slot1@m" and "Name" not in lazy
+
+
+_SHAPED_VALUES = st.one_of(_LAZY_VALUES, st.just("x" * (_wire.CACHE_MAX_TEXT + 1)),
+                           st.integers(-(2**64), 2**64))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["A", "B", "Name", "Cpus", "Req"]), _DECODABLE,
+                          _SHAPED_VALUES, st.booleans()), min_size=1, max_size=5,
+                unique_by=lambda p: p[0]),
+       st.lists(st.sampled_from(["A", "b", "NAME", "Missing"]), max_size=3))
+def test_a_lazy_ad_of_the_last_shape_is_checked_and_decoded_as_any(
+        items: list, reads: list) -> None:
+    """The slot ads of a storm's PERMISSION_AND_ADs have one shape (names, value types):
+    a map with the last one's names and types is checked by passes over its strings and
+    integers. It gives what a full decode gives: the same error for a bad value (a NUL, an
+    integer past 64 bits), the same ad (a long string is a tree) -- and it is that path
+    that decodes it when the checks pass."""
+    from condorsim.classad import ad_from_wire_lazy
+
+    first = {name: a for name, a, _, _ in items}
+    ad_from_wire_lazy(first)  # learns the shape
+    # each value again, or another (of the same type or not)
+    second = {name: b if change else a for name, a, b, change in items}
+    want = _decoded_or_refused_alike(second)
+    if want is None:
+        return
+    shaped = _wire._lazy_shaped(second)
+    plain = all(type(v) is not str or (len(v) <= _wire.CACHE_MAX_TEXT and "\0" not in v)
+                for v in second.values())
+    if [type(v) for v in first.values()] == [type(v) for v in second.values()] and plain:
+        assert shaped is not None
+    lazy = ad_from_wire_lazy(second)
+    for name in reads:
+        a, b = lazy.evaluate(name), want.evaluate(name)
+        assert type(a) is type(b) and str(a) == str(b)
+    assert lazy == want and str(lazy) == str(want) and list(lazy) == list(want)
+    assert ad_to_wire(lazy) == ad_to_wire(want)
+
+
+def test_a_lazy_ad_of_another_shape_is_decoded_by_the_loop() -> None:
+    from condorsim.classad import ad_from_wire_lazy
+
+    ad_from_wire_lazy({"Name": "slot1@m", "Cpus": 4})
+    assert _wire._lazy_shaped({"Name": "slot2@m", "Cpus": 8}) is not None
+    assert _wire._lazy_shaped({"Name": "slot2@m", "Cpus": "8"}) is None  # a type changed
+    assert _wire._lazy_shaped({"Cpus": 8, "Name": "slot2@m"}) is None  # another order
+    with pytest.raises(ClassAdWireError, match="'Name': NUL"):
+        ad_from_wire_lazy({"Name": "slot\0", "Cpus": 8})
+    with pytest.raises(ClassAdWireError, match="outside 64 bits"):
+        ad_from_wire_lazy({"Name": "slot2@m", "Cpus": 2**63})
+    twice = {"Name": "a", "name": "b"}
+    assert str(ad_from_wire_lazy(twice)) == str(ad_from_wire(twice))
+    assert not _wire._LAZY_SHAPE  # two names alike: no shape kept

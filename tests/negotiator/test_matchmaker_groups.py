@@ -72,3 +72,62 @@ def test_slots_that_differ_only_in_name_are_judged_once() -> None:
     names = [c.name for c in mm.candidates(job, "alice@x", 500.0)]
     assert names == sorted(f"slot{i}@m{i % 3}" for i in range(6))
     assert len(judged) == 2  # one per kind of slot, not one per slot
+
+
+def _reference_groups(mm: Matchmaker, job: ClassAd) -> list[list[str]] | None:
+    """The groups as made slot by slot, a name at a time: every name reached from what
+    matching reads, through the job's and every slot's trees; then the slots keyed by
+    their trees for those names (equal by structure)."""
+    todo = {"requirements", "rank", "state", "activity", "currentrank", "remoteuser",
+            "remoteowner"}
+    for expr in (POLICY.pre_job_rank, POLICY.post_job_rank, POLICY.preemption_requirements,
+                 POLICY.preemption_rank):  # the knobs set and HTCondor's defaults
+        if expr is not None:
+            todo |= {n.lower() for _, n in expr.references()}
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        trees = [t for t in (s.lookup(name) for s in mm.slots.values()) if t is not None]
+        if job.lookup(name) is not None:
+            trees.append(job.lookup(name))
+        for tree in trees:
+            if "eval(" in str(tree).lower():
+                return None
+            todo |= {n.lower() for _, n in tree.references()} - seen
+    order = tuple(sorted(seen))
+    by_key: dict[tuple[object, ...], list[str]] = {}
+    for name, slot in mm.slots.items():
+        by_key.setdefault(slot.trees(order), []).append(name)
+    return list(by_key.values())
+
+
+@settings(max_examples=100, deadline=None)
+@given(slot_choices, st.lists(st.booleans(), min_size=25, max_size=25),
+       st.sampled_from(["TARGET.Memory >= 1024", "true", "Memory > 600"]))
+def test_slots_are_grouped_as_by_their_trees_one_by_one(
+        choices: list[tuple[int, int, int, int, int, int]], fresh: list[bool],
+        requirements: str) -> None:
+    """The slots are grouped first by their trees' identities, then the rows of equal trees
+    merged: the groups (and their slots' order) are those of keying each slot by its trees,
+    also when equal trees are not the same objects (an ad parsed anew)."""
+    job = ClassAd.parse(f'[ MyType = "Job"; Owner = "alice"; JobPrio = 1; '
+                        f'Requirements = {requirements}; Rank = 0 ]')
+    slots = _slots(choices)
+    for slot, anew in zip(slots, fresh, strict=False):
+        if anew:  # the same values, trees of its own
+            for name in ("Memory", "KFlops", "START"):
+                slot[name] = parse_expr(str(slot[name]))
+    mm = Matchmaker(slots, POLICY, NOW, lambda user: 500.0)
+    assert mm._alike(job) == _reference_groups(mm, job)
+
+
+def test_equal_trees_of_other_objects_join_their_group_in_slot_order() -> None:
+    job = ClassAd.parse('[ MyType = "Job"; Owner = "alice"; JobPrio = 1; Requirements = true; '
+                        'Rank = 0 ]')
+    slots = _slots([(1, 0, 0, 0, 0, 1)] * 3)
+    slots[1]["START"] = parse_expr(str(slots[1]["START"]))  # equal, not the same object
+    mm = Matchmaker(slots, POLICY, NOW, lambda user: 500.0)
+    assert mm._alike(job) == [["slot0@m0", "slot1@m1", "slot2@m2"]]
