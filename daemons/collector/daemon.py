@@ -11,6 +11,8 @@ carries on.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import trio
 
 from condorsim.classad import ClassAd
@@ -21,6 +23,15 @@ from condorsim.wire import messages as m
 
 from .keys import INVALIDATE_COMMANDS, QUERY_COMMANDS, UPDATE_COMMANDS, adtype_for_command
 from .logic import CollectorError, CollectorState
+
+
+def _adtype(msg: Message, by_command: Mapping[str, str]) -> str:
+    """The kind of ad a query or invalidation is about: its command's, or the generic
+    command's ``adtype`` (which must not be empty: there is no kind to look in)."""
+    adtype = getattr(msg, "adtype", None) or by_command.get(msg.command)
+    if not adtype:
+        raise CollectorError(f"{msg.command} names no ad type (its adtype is empty)")
+    return str(adtype)
 
 
 class Collector:
@@ -98,7 +109,7 @@ class Collector:
                     self._wakeup.set()
                 return  # updates are one-way, as in HTCondor
             if command in QUERY_COMMANDS or isinstance(msg, m.QUERY_GENERIC_ADS):
-                adtype = getattr(msg, "adtype", None) or QUERY_COMMANDS[command]
+                adtype = _adtype(msg, QUERY_COMMANDS)
                 if str(adtype).lower() in ("collector", "any"):
                     # condorsim refreshes its own ad when asked for it, so that
                     # condor_status -collector shows the pool as it is now
@@ -110,7 +121,7 @@ class Collector:
                 await conn.send(m.QUERY_RESULT(ads=ads))
                 return
             if command in INVALIDATE_COMMANDS or isinstance(msg, m.INVALIDATE_ADS_GENERIC):
-                adtype = getattr(msg, "adtype", None) or INVALIDATE_COMMANDS[command]
+                adtype = _adtype(msg, INVALIDATE_COMMANDS)
                 self.state.invalidate(adtype, msg.constraint, now)  # type: ignore[attr-defined]
                 return
             await conn.send(m.FAILED(reason=f"the collector does not take {command}"))
