@@ -83,7 +83,7 @@ class DaemonContext:
         as HTCondor's DCCollector keeps its update socket (failures logged as
         ``collector_update_failed``)."""
         return KeptConnection(self.connect, self.collector_address, "collector", self.log,
-                              "collector_update_failed")
+                              "collector_update_failed", "collector_reconnect")
 
     def at_end_of_instant(self, key: Any, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the pool is quiescent at this instant (sorted by ``key``).

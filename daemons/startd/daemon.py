@@ -74,7 +74,6 @@ class Startd:
         # One lookup at a time: activations of the same instant share its answer, so the
         # number of collector queries does not depend on the order trio runs them in.
         self._starter_lookup = trio.Lock()
-        self._collector_conn: Conn | None = None
         # each slot's last state/activity, for the StartLog's "Changing state" lines; a slot
         # begins in Owner/Idle, as HTCondor's do
         self._last_state: dict[str, str] = {}
@@ -82,7 +81,6 @@ class Startd:
         # once drained (-resume-on-completion)
         self._drain_ids: dict[str, int] = {}
         self._drain_resume: set[str] = set()
-        self._collector_lock = trio.Lock()
         self._updates_due: set[tuple[float, str, str]] = set()
         self._watched: set[str] = set()  # starter addresses whose death we watch for
         # claim id -> (job, shadow address, starter address) of each activation
@@ -90,6 +88,7 @@ class Startd:
 
     async def run(self, ctx: DaemonContext, task_status: trio.TaskStatus[str]) -> None:
         self._ctx = ctx
+        self._to_collector = ctx.collector_updates()
         cfg = ctx.config
         machines = read_machines(cfg)
         alive = cfg.get_int("ALIVE_INTERVAL", 300)
@@ -185,39 +184,9 @@ class Startd:
     # -- collector updates ---------------------------------------------------------------
 
     async def _send_to_collector(self, msg: Message) -> None:
-        lock = self._collector_lock
-        if lock.locked():
-            await lock.acquire()
-        else:  # free: taken without a trip through trio's scheduler (one per ad sent)
-            lock.acquire_nowait()
-        try:
-            await self._send_to_collector_locked(msg)
-        finally:
-            lock.release()
-
-    async def _send_to_collector_locked(self, msg: Message) -> None:
-        conn = self._collector_conn
-        if conn is not None and conn.peer_closed():
-            # DCCollector::sendTCPUpdate: the collector closed our cached connection
-            # (it restarted): send the update on a new one instead of losing it
-            self._ctx.log.info("collector_reconnect",
-                               reason="the collector closed the cached connection")
-            self._collector_conn = None
-            with trio.CancelScope(shield=True):
-                try:
-                    await conn.aclose()
-                except _NET_ERRORS:
-                    pass
-        for _attempt in range(2):
-            try:
-                if self._collector_conn is None:
-                    self._collector_conn = await self._ctx.connect(
-                        self._ctx.collector_address(), "collector")
-                await self._collector_conn.send(msg)
-                return
-            except _NET_ERRORS as e:
-                self._collector_conn = None
-                self._ctx.log.warning("collector_update_failed", error=str(e))
+        """Down the connection kept to the collector, as HTCondor's TCP updates
+        (DCCollector::sendTCPUpdate; :class:`KeptConnection`, docs/startd.md)."""
+        await self._to_collector.send(msg)
 
     async def _publish(self, slot: Slot) -> None:
         assert self.state is not None
