@@ -29,6 +29,7 @@ from typing import Any
 from benchmarks.bench_scale import GIB, RUNNING_BY, SLOTS_PER_MACHINE, replay_measured
 from benchmarks.bench_scale import scenario_text as scale_text
 from condorsim.replay.explain import read_log_records
+from condorsim.replay.scratch import scratch_dir
 from condorsim.scenario import parse_scenario
 
 FULL_MACHINES = 500
@@ -99,7 +100,7 @@ def main() -> list[str]:
     jobs = max(1, round(FULL_JOBS * scale))
     slots = machines * SLOTS_PER_MACHINE
     check = os.environ.get("BENCH_P2_CHECK", "") == "1"
-    keep = Path(tempfile.mkdtemp(prefix="bench-p2-"))
+    keep = Path(scratch_dir("bench-p2-"))  # where a replay without --keep runs
     try:
         start = time.time()
         text = scenario_text(machines, jobs, expect=check)

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from benchmarks.bench_scale import PeakMemory
 from condorsim.replay.runner import replay
+from condorsim.replay.scratch import scratch_dir, scratch_parent
 from condorsim.scenario import parse_scenario
 
 
@@ -93,7 +94,7 @@ def run(machines: int, slots: int, jobs: int) -> PoolRun:
     """Replay the workload of ``machines`` x ``slots`` slots and ``jobs`` jobs."""
     scenario = parse_scenario(scenario_text(machines, slots, jobs), source="<bench>",
                               base_dir=Path(tempfile.gettempdir()))
-    keep = Path(tempfile.mkdtemp(prefix="condorsim-bench-pool-"))
+    keep = Path(scratch_dir("condorsim-bench-pool-"))  # where a replay without --keep runs
     try:
         t0 = time.perf_counter()
         with PeakMemory() as peaks:
@@ -155,6 +156,8 @@ def main() -> list[str]:
         f"day in <= 60 s wall), all completed: {full.ok}",
         f"growth: doubling jobs and slots ({h_machines * slots} slots, {h_jobs} jobs -> "
         f"{machines * slots}, {jobs}) took {growth:.2f}x the wall time (target <= 2.2x)",
+        f"run directories in {scratch_parent()} (a replay's throwaway run directory: "
+        "condorsim/replay/scratch.py)",
         "where the time went, the day:",
     ]
     lines += ["  " + line for line in _describe(full, jobs)]

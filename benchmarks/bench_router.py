@@ -19,6 +19,7 @@ from pathlib import Path
 
 from benchmarks.bench_pool import count_instants
 from condorsim.replay.runner import replay
+from condorsim.replay.scratch import scratch_dir
 from condorsim.scenario import parse_scenario
 
 ROUTES = '''
@@ -91,7 +92,7 @@ description = "every job completed"
 def run(machines: int, jobs: int, site_slots: int, routed: bool) -> dict[str, float]:
     scenario = parse_scenario(scenario_text(machines, jobs, site_slots, routed),
                               source="<bench>", base_dir=Path(tempfile.gettempdir()))
-    keep = Path(tempfile.mkdtemp(prefix="condorsim-bench-router-"))
+    keep = Path(scratch_dir("condorsim-bench-router-"))  # where a replay without --keep runs
     try:
         t0 = time.perf_counter()
         outcome = replay(scenario, keep=keep)

@@ -22,7 +22,6 @@ import json
 import shutil
 import signal
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +45,7 @@ from .instants import Instants, ReplayCoordinator, ReplayHost
 from .poolconfig import CONFIG_HEADER, make_run_dir
 from .progress import Progress
 from .runfacts import run_facts
+from .scratch import scratch_dir
 from .view import snapshot
 
 RESULT_FILE = "result.json"  # in every kept run directory: what --json writes
@@ -95,7 +95,7 @@ def replay(path_or_scenario: str | Path | Scenario, *, keep: Path | None = None,
     scenario = (path_or_scenario if isinstance(path_or_scenario, Scenario)
                 else load_scenario(path_or_scenario))
     run_dir = _fresh_keep_dir(keep) if keep is not None else \
-        Path(tempfile.mkdtemp(prefix="condorsim-replay-"))
+        Path(scratch_dir("condorsim-replay-"))
     try:
         outcome = _run(scenario, run_dir, progress=progress, final_job_ads=final_job_ads)
     finally:
