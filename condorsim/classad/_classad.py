@@ -280,7 +280,7 @@ class ClassAd(ClassAdValue, MutableMapping[str, ExprTree]):
         key = name.lower()
         tree = self._attrs.get(key)
         if tree is not None:  # a literal (or folded constant) needs no evaluation
-            const = tree._constval
+            const = tree._const
             if const is not NOT_CONST:
                 return const
         elif target is None and self._parent is None and key not in SPECIAL_NAMES:

@@ -6,7 +6,7 @@ Each tree is compiled once (on first evaluation) into a closure
 ``fn(current_ad, env) -> Value`` cached on the tree; a closure calls its children's
 closures directly, so evaluation does no dispatch on node kinds. Constant
 sub-expressions (operators over literals) are folded at compile time and the value
-is kept in ``tree._constval``, which attribute lookups return without a call.
+is kept in ``tree._const``, which attribute lookups return without a call.
 
 Operators on values come from ``_ops`` (strict operators, ``logic_value``); this
 module implements the non-strict ones (``&&``, ``||``, ``?:``, ``?:`` elvis) with
@@ -90,10 +90,10 @@ def _const(value: Value) -> Compiled:
 def _fold(tree: ExprTree, fn: Compiled, children: tuple[ExprTree, ...]) -> Compiled:
     """Evaluate ``fn`` now when every child is a constant; keep the value on the tree."""
     for child in children:
-        if child._constval is NOT_CONST:
+        if child._const is NOT_CONST:
             return fn
     value = fn(NO_AD, make_env(None, None, None))
-    tree._constval = value
+    tree._const = value
     return _const(value)
 
 
@@ -101,7 +101,7 @@ def _compile_node(tree: ExprTree) -> Compiled:
     t = type(tree)
     if t is Literal:
         assert isinstance(tree, Literal)
-        return _const(tree._constval)
+        return _const(tree._const)
     if t is AttrRef:
         assert isinstance(tree, AttrRef)
         return _compile_ref(tree)
@@ -111,8 +111,8 @@ def _compile_node(tree: ExprTree) -> Compiled:
     if t is Paren:
         assert isinstance(tree, Paren)
         inner = compile_tree(tree.inner)
-        if tree.inner._constval is not NOT_CONST:
-            tree._constval = tree.inner._constval
+        if tree.inner._const is not NOT_CONST:
+            tree._const = tree.inner._const
         return inner
     if t is UnaryOp:
         assert isinstance(tree, UnaryOp)
@@ -158,7 +158,7 @@ def _compile_ref(tree: AttrRef) -> Compiled:
         def unscoped(cur: ClassAd, env: Env) -> Value:
             found = cur._attrs.get(key)
             if found is not None:
-                value = found._constval
+                value = found._const
                 if value is not NOT_CONST:
                     return value
             return lookup_unscoped(cur, key, env)
@@ -224,7 +224,7 @@ def _target_select(key: str) -> Compiled:
         if isinstance(base, ClassAd):
             found = base._attrs.get(key)
             if found is not None:
-                value = found._constval
+                value = found._const
                 if value is not NOT_CONST:
                     return value
             value = lookup(base, key, env)
@@ -286,8 +286,8 @@ def _compile_binary(tree: BinaryOp) -> Compiled:
     op = BINARY_OPS[tree.op]
     left = compile_tree(tree.left)
     right = compile_tree(tree.right)
-    if tree.right._constval is not NOT_CONST and tree.left._constval is NOT_CONST:
-        constant = tree.right._constval
+    if tree.right._const is not NOT_CONST and tree.left._const is NOT_CONST:
+        constant = tree.right._const
 
         def binary_const(cur: ClassAd, env: Env) -> Value:
             return op(left(cur, env), constant)
@@ -461,8 +461,8 @@ def _compile_subscript(tree: Subscript) -> Compiled:
 
 def _compile_list(tree: ListExpr) -> Compiled:
     fns = tuple(compile_tree(item) for item in tree.items)
-    if all(item._constval is not NOT_CONST for item in tree.items):
-        values = [item._constval for item in tree.items]
+    if all(item._const is not NOT_CONST for item in tree.items):
+        values = [item._const for item in tree.items]
 
         def constant_list(cur: ClassAd, env: Env) -> Value:
             return list(values)
@@ -552,11 +552,11 @@ def evaluate_tree(
     ctx: EvalContext | None = None,
 ) -> Value:
     """Evaluate ``tree`` with ``my`` as MY and ``target`` as TARGET."""
-    const = tree._constval
+    const = tree._const
     if const is not NOT_CONST:
         return const
     fn = tree._fn or compile_tree(tree)
-    const = tree._constval
+    const = tree._const
     if const is not NOT_CONST:
         return const
     env = make_env(my, target, ctx)
@@ -570,7 +570,7 @@ def evaluate_attribute(
     key = name.lower()
     tree = ad._attrs.get(key)
     if tree is not None:
-        const = tree._constval
+        const = tree._const
         if const is not NOT_CONST:
             return const
     env = make_env(ad, target, ctx)

@@ -82,7 +82,7 @@ def set_compiler(compiler: Callable[[ExprTree], Compiled]) -> None:
 
 def eval_attr(tree: ExprTree, holder: ClassAd, env: Env) -> Value:
     """Evaluate an attribute's expression found in ``holder``, with ``holder`` as MY."""
-    value = tree._constval
+    value = tree._const
     if value is not NOT_CONST:
         return value
     fn = tree._fn
@@ -138,7 +138,7 @@ def lookup(ad: ClassAd, key: str, env: Env) -> Value:
     while c is not None:
         tree = c._attrs.get(key)
         if tree is not None:
-            value = tree._constval
+            value = tree._const
             if value is not NOT_CONST:
                 return value
             return eval_attr(tree, c, env)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ._scope import Compiled
 
 NOT_CONST: Final[Any] = object()
-"""Marker in ``ExprTree._constval``: the tree is not (yet known to be) a constant."""
+"""Marker in ``ExprTree._const``: the tree is not (yet known to be) a constant."""
 
 
 def _tree_from_text(text: str) -> ExprTree:
@@ -42,19 +42,19 @@ class ExprTree:
     ``str()`` gives canonical ClassAd text; ``==`` is structural equality.
     """
 
-    __slots__ = ("_constval", "_fn", "_hash", "_text", "column", "line")
+    __slots__ = ("_const", "_fn", "_hash", "_text", "column", "line")
 
     _hash: int
     _text: str  # str() of the tree, set on first use
     _fn: Compiled | None
-    _constval: Any
+    _const: Any
     line: int
     column: int
 
     def _init(self, key: int, line: int, column: int) -> None:
         self._hash = key
         self._fn = None
-        self._constval = NOT_CONST
+        self._const = NOT_CONST
         self.line = line
         self.column = column
 
@@ -132,7 +132,7 @@ class ExprTree:
     def literal_value(self) -> Value:
         """The value of a literal; raises ValueError for any other expression."""
         if type(self) is Literal:
-            return self._constval
+            return self._const
         raise ValueError(f"not a literal: {self}")
 
     def references(self) -> frozenset[tuple[str | None, str]]:
@@ -205,7 +205,7 @@ class Literal(ExprTree):
         self.value = value
         self._key = _literal_key(value)
         self._init(hash(("lit", self._key)), line, column)
-        self._constval = float(value.secs) if type(value) is RelTime else value
+        self._const = float(value.secs) if type(value) is RelTime else value
 
     def _same_node(self, other: ExprTree) -> bool:
         assert isinstance(other, Literal)

@@ -152,7 +152,7 @@ class AutoClusters:
         ``attr_list``, whose shared literal is ``attrs_tree``; ``by_trees``: the call's
         signatures by tree identity."""
         tree = ad._attrs.get("jobstatus")  # evaluate's first step inline: a literal
-        status = tree._constval if tree is not None else NOT_CONST
+        status = tree._const if tree is not None else NOT_CONST
         if status is NOT_CONST:
             status = ad.evaluate("JobStatus")
         if status != _IDLE:
@@ -213,7 +213,7 @@ class AutoClusters:
             out.append(cid)
             last = None
             status = ad._attrs.get("jobstatus")
-            if status is not None and status._constval is NOT_CONST:
+            if status is not None and status._const is NOT_CONST:
                 continue  # evaluated in each ad
             if cid is None:
                 last, last_cid, stamp = ids, None, False
@@ -325,7 +325,7 @@ class IdleIndex:
                 trees = ad.trees(reads)
                 ids = tuple(map(id, trees))
                 entry = entries.get(ids)
-                if entry is None and all(t is None or t._constval is not NOT_CONST
+                if entry is None and all(t is None or t._const is not NOT_CONST
                                          for t in trees):
                     entry = entries[ids] = self._entry(ad)
             if entry is None:

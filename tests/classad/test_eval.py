@@ -182,7 +182,7 @@ def test_nested_ad_values_keep_their_scope_and_do_not_alias() -> None:
 def test_constant_expressions_are_folded_once() -> None:
     tree = parse_expr("(2 + 3) * 4 == 20 && !false")
     assert tree.evaluate() is True
-    assert tree._constval is True
+    assert tree._const is True
 
 
 def test_python_values_become_literals() -> None:
