@@ -53,22 +53,12 @@ from typing import Any, Final, NamedTuple
 
 import msgpack
 
-from ._classad import ClassAd
+from ._classad import SPECIAL_NAMES, ClassAd
 from ._errors import ClassAdSyntaxError, ClassAdWireError
 from ._parser import parse_expression
 from ._tree import AdExpr, ExprTree, ListExpr, Literal
 from ._unparse import unparse
-from ._values import ERROR, INT_MAX, INT_MIN, UNDEFINED, AbsTime, RelTime
-from ._wire_ads import LazyAd, SealedAd, _literal
-
-__all__ = [
-    "LazyAd",
-    "SealedAd",
-    "ad_from_wire",
-    "ad_from_wire_lazy",
-    "ad_from_wire_named",
-    "ad_to_wire",
-]
+from ._values import ERROR, INT_MAX, INT_MIN, UNDEFINED, AbsTime, EvalContext, RelTime, Value
 
 EXT_UNDEFINED: Final = 1
 EXT_ERROR: Final = 2
@@ -82,6 +72,12 @@ MAX_NESTING: Final = 32
 
 CACHE_MAX_TEXT: Final = 1024
 """Longest string (characters) or expression text (bytes) whose tree is cached."""
+
+
+@functools.lru_cache(maxsize=8192, typed=True)
+def _literal(value: str | int | bool | float) -> Literal:
+    """The shared literal of a checked scalar (``typed``: 1 and true are distinct keys)."""
+    return Literal(value)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -172,6 +168,42 @@ def _encode_pairs(pairs: Iterable[tuple[str, ExprTree]]) -> dict[str, Any]:
                 continue
         out[name] = _encode_tree(tree)
     return out
+
+
+class SealedAd(ClassAd):
+    """A ClassAd that keeps its wire form once :func:`ad_to_wire` made it, for an ad sent
+    many times unchanged (the collector's stored ads, in every query's answer). Any change
+    drops the kept form. The kept dict is shared: callers of ``ad_to_wire`` only read it."""
+
+    __slots__ = ("_wire",)
+
+    def __init__(self, attrs: Any = None) -> None:
+        self._wire: dict[str, Any] | None = None
+        super().__init__(attrs)
+
+    @classmethod
+    def of(cls, ad: ClassAd) -> SealedAd:
+        """A sealed copy of ``ad`` (the expressions, being immutable, are shared)."""
+        sealed = cls()
+        sealed._attrs = dict(ad._attrs)
+        sealed._names = dict(ad._names)
+        return sealed
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self._wire = None
+        super().__setitem__(name, value)
+
+    def __delitem__(self, name: str) -> None:
+        self._wire = None
+        super().__delitem__(name)
+
+    def update(self, other: Any = (), /, **kwargs: Any) -> None:
+        self._wire = None
+        super().update(other, **kwargs)
+
+    def clear(self) -> None:
+        self._wire = None
+        super().clear()
 
 
 def ad_to_wire(ad: ClassAd) -> dict[str, Any]:
@@ -412,6 +444,72 @@ def ad_from_wire_named(mapping: Any) -> ClassAd:
     if len(_NAMED) > _NAMED_MAX:
         _NAMED.popitem(last=False)
     return ad
+
+
+_ATTRS_SLOT: Final[Any] = ClassAd.__dict__["_attrs"]  # the base's slots, under LazyAd's
+_NAMES_SLOT: Final[Any] = ClassAd.__dict__["_names"]  # properties
+
+
+def _lazy_slot(slot: Any) -> Any:
+    """A property over one of ClassAd's slots that first makes a LazyAd's trees."""
+
+    def get(self: LazyAd) -> Any:
+        if self._pending is not None:
+            self._fill()
+        return slot.__get__(self)
+
+    def set_(self: LazyAd, value: Any) -> None:
+        if self._pending is not None:
+            self._fill()
+        slot.__set__(self, value)
+
+    return property(get, set_)
+
+
+class LazyAd(ClassAd):
+    """The ad of a wire map that :func:`ad_from_wire_lazy` checked in full, whose literal
+    trees are made when the ad is first used as a whole: until then :meth:`evaluate` of a
+    plain string, integer or boolean attribute (or a missing one) reads the map's value, which
+    is what its literal evaluates to. For an ad a daemon receives and mostly drops unread (the
+    schedd reads a matched slot ad's Name and MyAddress, and claims with the startd's own).
+    Any other use makes the whole ad first: it is then the ad :func:`ad_from_wire` makes."""
+
+    __slots__ = ("_pending",)
+
+    def __init__(self, attrs: Any = None) -> None:
+        self._pending: tuple[dict[str, Any], dict[str, str]] | None = None
+        super().__init__(attrs)
+
+    def _fill(self) -> None:
+        """Make the trees of the checked values (the others were made by the check)."""
+        pending = self._pending
+        assert pending is not None
+        self._pending = None
+        values, names = pending
+        literal = _literal
+        attrs: dict[str, ExprTree] = {}
+        for key, value in values.items():  # a value left as it came is one of these
+            t = type(value)
+            attrs[key] = literal(value) if t is str or t is bool or t is int else value
+        _ATTRS_SLOT.__set__(self, attrs)
+        _NAMES_SLOT.__set__(self, names)
+
+    # the base's two dicts, made from the pending values at their first use
+    _attrs = _lazy_slot(_ATTRS_SLOT)
+    _names = _lazy_slot(_NAMES_SLOT)
+
+    def evaluate(self, name: str, target: ClassAd | None = None,
+                 ctx: EvalContext | None = None) -> Value:
+        pending = self._pending
+        if pending is not None:
+            key = name.lower()
+            value = pending[0].get(key)
+            t = type(value)
+            if t is str or t is int or t is bool:
+                return value
+            if value is None and target is None and key not in SPECIAL_NAMES:
+                return UNDEFINED  # as ClassAd.evaluate: no attribute, no enclosing ad
+        return super().evaluate(name, target, ctx)
 
 
 class _Shape(NamedTuple):

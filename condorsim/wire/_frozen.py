@@ -30,43 +30,12 @@ import _thread
 import dataclasses
 import inspect
 import sys
-import typing
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
-__all__ = ["Message", "dataclass_transform", "frozen_dataclass"]
+__all__ = ["frozen_dataclass"]
 
 T = TypeVar("T")
-
-
-class Message:
-    """Base class of every wire message; ``command`` is its HTCondor command name.
-
-    Defined here, in a module never compiled, for :mod:`condorsim.wire.codec` (which may be
-    compiled with mypyc: docs/performance.md): every message class derives from it, and an
-    interpreted class cannot derive from a compiled one."""
-
-    __slots__ = ()
-    command: ClassVar[str]
-
-
-if TYPE_CHECKING:
-    from typing import dataclass_transform
-else:
-
-    def dataclass_transform(**kwargs: Any) -> Callable[[T], T]:
-        """:func:`typing.dataclass_transform`, which marks its function with an attribute
-        for type checkers, leaving a function that takes none (one compiled by mypyc:
-        docs/performance.md) as it is."""
-        mark = typing.dataclass_transform(**kwargs)
-
-        def apply(func: T) -> T:
-            try:
-                return mark(func)
-            except AttributeError:
-                return func
-
-        return apply
 
 # What dataclasses would define, and a class must not define itself to take the cheap path.
 _MADE = frozenset({

@@ -40,7 +40,7 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Final, TypeVar
+from typing import Any, ClassVar, Final, TypeVar, dataclass_transform
 
 import msgpack
 
@@ -52,7 +52,7 @@ from condorsim.classad import (
     ad_from_wire_named,
     ad_to_wire,
 )
-from condorsim.wire._frozen import Message, dataclass_transform, frozen_dataclass
+from condorsim.wire._frozen import frozen_dataclass
 from condorsim.wire.errors import ProtocolError
 
 __all__ = ["UNPACK_LIMITS", "Message", "decode", "encode", "message", "registered_messages"]
@@ -78,6 +78,13 @@ cycle)."""
 
 _COMMAND_RE: Final = re.compile(r"[A-Z][A-Z0-9_]*")
 _RESERVED_FIELDS: Final = frozenset({"cmd", "command"})
+
+
+class Message:
+    """Base class of every wire message; ``command`` is its HTCondor command name."""
+
+    __slots__ = ()
+    command: ClassVar[str]
 
 
 M = TypeVar("M", bound=Message)
