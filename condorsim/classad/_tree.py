@@ -92,10 +92,6 @@ class ExprTree:
             stack.extend(zip(ca, cb, strict=True))
         return True
 
-    def __ne__(self, other: object) -> bool:
-        result = self.__eq__(other)
-        return result if result is NotImplemented else not result
-
     def walk(self) -> Iterator[ExprTree]:
         """Every node of the tree, parents before children (iterative)."""
         stack: list[ExprTree] = [self]

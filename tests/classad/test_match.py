@@ -141,6 +141,10 @@ def test_expression_equality_and_hash() -> None:
     assert parse_expr("1") != parse_expr("1.0")
     assert parse_expr("1") != parse_expr("true")
     assert len({a, b, parse_expr("x")}) == 2
+    # against something else (the shadow compares ad.lookup(name), maybe None, to a tree):
+    # NotImplemented, so Python's fallback (identity); compiled _tree.py once raised here
+    assert a != None and None != a and not (a == None) and a != 5  # noqa: E711
+    assert not (a != b) and a != parse_expr("x")
     assert parse_expr("5").is_literal and parse_expr("5").literal_value == 5
     assert not parse_expr("a").is_literal
 
