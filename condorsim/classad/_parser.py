@@ -22,6 +22,8 @@ before the first ``=`` and the expression uses the old string escaping.
 
 from __future__ import annotations
 
+import functools
+import re
 from bisect import bisect_right
 from typing import Final
 
@@ -345,6 +347,24 @@ def parse_new_ad(text: str) -> list[tuple[str, ExprTree]]:
     return pairs
 
 
+_OLD_CACHE_MAX = 1024
+_PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")  # fits int64: no overflow rule applies
+
+
+@functools.lru_cache(maxsize=8192)
+def _old_value(rhs: str) -> ExprTree:
+    """``parse_expression(rhs, old_syntax=True)``, remembered (trees are immutable, so one
+    may be shared by many ads), with plain integers and plain strings -- the most common
+    values of a job ad or history record, mostly seen once -- made without the parser.
+    A text that does not parse raises, and is not remembered."""
+    if _PLAIN_INT.fullmatch(rhs):
+        return Literal(int(rhs))
+    if (len(rhs) >= 2 and rhs[0] == '"' and rhs[-1] == '"' and rhs.isprintable()
+            and '"' not in rhs[1:-1] and "\\" not in rhs):
+        return Literal(rhs[1:-1])
+    return parse_expression(rhs, old_syntax=True)
+
+
 def parse_old_ad(text: str) -> list[tuple[str, ExprTree]]:
     """Parse old-syntax ``Name = expr`` lines; the attributes in order."""
     pairs: list[tuple[str, ExprTree]] = []
@@ -366,7 +386,8 @@ def parse_old_ad(text: str) -> list[tuple[str, ExprTree]]:
             rhs_start += 1
         rhs = line[rhs_start:].rstrip(" \t\r")
         try:
-            tree = parse_expression(rhs, old_syntax=True)
+            tree = _old_value(rhs) if len(rhs) <= _OLD_CACHE_MAX else \
+                parse_expression(rhs, old_syntax=True)
         except ClassAdSyntaxError as err:
             raise ClassAdSyntaxError(
                 f"in attribute {name}: {err.message}",
