@@ -207,14 +207,86 @@ class SealedAd(ClassAd):
         super().clear()
 
 
+class DerivedAd(ClassAd):
+    """A copy of a :class:`SealedAd` (:func:`derive`) that keeps the base's wire form and
+    the attributes set on it since, for an ad made again and again from one base with a few
+    attributes changed (a startd's slot ads: a fixed template, then the state, the times and
+    the load): :func:`ad_to_wire` encodes only those, the others' wire values being the
+    base's. Deleting an attribute (or clearing the ad) drops the kept form: it is then
+    encoded whole, as any ad."""
+
+    __slots__ = ("_base_wire", "_touched")
+
+    def __init__(self, attrs: Any = None) -> None:
+        self._base_wire: dict[str, Any] | None = None
+        self._touched: dict[str, None] = {}  # lower-cased names set, in the order first set
+        super().__init__(attrs)
+
+    def _store(self, name: str, tree: ExprTree) -> None:
+        super()._store(name, tree)
+        self._touched[name.lower()] = None
+
+    def update(self, other: Any = (), /, **kwargs: Any) -> None:
+        # the names are taken first, in the order the ad adds them (the base's update sets
+        # some through _store, which notes them too: a name already noted keeps its place)
+        keys: Iterable[str] | None
+        if isinstance(other, ClassAd):
+            keys = list(other._attrs)
+        else:
+            other = list(other.items() if isinstance(other, Mapping) else other)
+            try:
+                keys = [name.lower() for name, _ in other]
+            except Exception:  # not pairs of names: the base's update says what is wrong
+                keys = None
+        if keys is None:
+            self._base_wire = None
+        else:
+            self._touched.update(dict.fromkeys(keys))
+        try:
+            super().update(other, **kwargs)  # kwargs go through _store
+        except BaseException:  # set part of them: encode it whole from now on
+            self._base_wire = None
+            raise
+
+    def __delitem__(self, name: str) -> None:
+        self._base_wire = None
+        super().__delitem__(name)
+
+    def clear(self) -> None:
+        self._base_wire = None
+        super().clear()
+
+
+def derive(base: SealedAd) -> DerivedAd:
+    """A :class:`DerivedAd` copy of ``base`` (whose wire form it keeps, made now if need
+    be: a later change to ``base`` does not reach the copy)."""
+    ad = DerivedAd()
+    ad._base_wire = ad_to_wire(base)
+    ad._attrs = dict(base._attrs)
+    ad._names = dict(base._names)
+    return ad
+
+
 def ad_to_wire(ad: ClassAd) -> dict[str, Any]:
     """The msgpack-ready dict of ``ad`` (see the module doc for the layout)."""
-    if type(ad) is SealedAd:
+    t = type(ad)
+    if t is SealedAd:
         assert isinstance(ad, SealedAd)
         wire = ad._wire
         if wire is None:
             wire = ad._wire = _encode_pairs(zip(ad._names.values(), ad._attrs.values(), strict=True))
         return wire
+    if t is DerivedAd:
+        assert isinstance(ad, DerivedAd)
+        base = ad._base_wire
+        if base is not None:
+            # the base's names keep their places and spellings in the ad; the names it
+            # did not have follow in the order they were first set, as in the ad
+            wire = dict(base)
+            names, attrs = ad._names, ad._attrs
+            for key in ad._touched:
+                wire[names[key]] = _encode_tree(attrs[key])
+            return wire
     return _encode_pairs(zip(ad._names.values(), ad._attrs.values(), strict=True))
 
 
