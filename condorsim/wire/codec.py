@@ -272,13 +272,12 @@ SPLIT_MIN_BYTES: Final = 16 * 1024
 """The smallest payload :func:`decode_stamped` cuts into its ads (a small one is unpacked
 whole: the cut would cost more than it saves)."""
 
-_SEEN_MAX_BYTES: Final = 8 * 1024 * 1024
-"""How many bytes of ads :data:`_SEEN` holds at most (emptied when full)."""
-
-_SEEN: dict[bytes, Any] = {}
-"""The packed bytes of each ad :func:`_split_unpack` unpacked, to the map it made of them.
-The maps are shared between messages: the ads decoded from them only read them."""
-_seen_bytes = 0
+_SEEN: dict[str, list[dict[bytes, Any]]] = {}
+"""For each listed command, the ads of the last two payloads :func:`_split_unpack` cut (the
+negotiator's every cycle: the slot ads, then the submitter ads), each ad's packed bytes to
+the map made of them; so no more than two payloads' worth is kept. The maps are shared
+between messages: the ads decoded from them only read them (a negotiator's ad of a query
+result keeps its map as its wire form anyway)."""
 
 _PACKER: Final = msgpack.Packer(use_bin_type=True)
 _STAMP_PACKED: Final = msgpack.packb(STAMP_KEY)
@@ -308,7 +307,6 @@ def _split_unpack(payload: bytes) -> dict[Any, Any] | None:
     taken from :data:`_SEEN` when its bytes were unpacked before; None when the payload is
     not a listed message's, or is anything but plain (the whole payload is then unpacked as
     any other, and raises what msgpack raises)."""
-    global _seen_bytes
     first = payload[:1]
     if first != b"\x82" and first != b"\x83":
         return None
@@ -327,7 +325,8 @@ def _split_unpack(payload: bytes) -> dict[Any, Any] | None:
         count = unpacker.read_array_header()
         if count > UNPACK_LIMITS["max_array_len"]:
             return None
-        seen = _SEEN
+        before = _SEEN.get(command, [])
+        seen: dict[bytes, Any] = {}
         maps: list[Any] = []
         tell, skip = unpacker.tell, unpacker.skip
         start = tell()
@@ -336,15 +335,16 @@ def _split_unpack(payload: bytes) -> dict[Any, Any] | None:
             end = tell()
             blob = payload[start:end]
             start = end
-            mapping = seen.get(blob)
-            if mapping is None:
-                mapping = msgpack.unpackb(blob, raw=False, strict_map_key=True,
-                                          **UNPACK_LIMITS)
-                if _seen_bytes + len(blob) > _SEEN_MAX_BYTES:
-                    seen.clear()
-                    _seen_bytes = 0
-                seen[blob] = mapping
-                _seen_bytes += len(blob)
+            for kept in reversed(before):  # the last payload's first
+                mapping = kept.get(blob)
+                if mapping is not None:
+                    break
+            else:
+                mapping = seen.get(blob)
+                if mapping is None:
+                    mapping = msgpack.unpackb(blob, raw=False, strict_map_key=True,
+                                              **UNPACK_LIMITS)
+            seen[blob] = mapping
             maps.append(mapping)
         obj[field] = maps
         if first == b"\x83":
@@ -356,6 +356,7 @@ def _split_unpack(payload: bytes) -> dict[Any, Any] | None:
             return None
     except Exception:  # msgpack raises several unrelated types: unpacked whole, it says why
         return None
+    _SEEN[command] = [*before[-1:], seen]
     return obj
 
 

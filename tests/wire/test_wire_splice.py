@@ -205,3 +205,22 @@ def test_slot_ads_again_decode_to_equal_independent_ads(monkeypatch: pytest.Monk
     one.ads[0]["Cpus"] = 99
     assert two.ads[0]["Cpus"].literal_value == 0
     assert codec.decode_stamped(payload)[0] == m.QUERY_RESULT(ads=ads)
+
+
+def test_the_ads_of_the_last_two_payloads_are_kept() -> None:
+    def payload(names: list[str]) -> bytes:
+        ads: list[ClassAd] = [SealedAd.of(ClassAd({"Name": n, "Cpus": 1})) for n in names]
+        return codec.encode(m.QUERY_RESULT(ads=ads), (1.0, 1, "c"))
+
+    slots, submitters, other = payload(["s1", "s2"]), payload(["u1"]), payload(["o1"])
+    first = codec._split_unpack(slots)
+    codec._split_unpack(submitters)
+    again = codec._split_unpack(slots)  # the cycle after: the slot ads' maps are taken
+    assert first is not None and again is not None
+    assert [a is b for a, b in zip(first["ads"], again["ads"], strict=True)] == [True, True]
+    codec._split_unpack(submitters)
+    codec._split_unpack(other)
+    assert len(codec._SEEN["QUERY_RESULT"]) == 2  # no more than two payloads' worth
+    third = codec._split_unpack(slots)
+    assert third is not None and third["ads"][0] is not first["ads"][0]
+    assert third == first
