@@ -53,7 +53,7 @@ from typing import Any, Final, NamedTuple
 
 import msgpack
 
-from ._classad import SPECIAL_NAMES, ClassAd
+from ._classad import SPECIAL_NAMES, ClassAd, to_tree
 from ._errors import ClassAdSyntaxError, ClassAdWireError
 from ._parser import parse_expression
 from ._tree import AdExpr, ExprTree, ListExpr, Literal
@@ -227,26 +227,31 @@ class DerivedAd(ClassAd):
         self._touched[name.lower()] = None
 
     def update(self, other: Any = (), /, **kwargs: Any) -> None:
-        # the names are taken first, in the order the ad adds them (the base's update sets
-        # some through _store, which notes them too: a name already noted keeps its place)
-        keys: Iterable[str] | None
+        # ClassAd.update's loops, noting each name as it is set (kept in step with it)
+        if self._shared:
+            self._own()
+        touched = self._touched
+        attrs, names = self._attrs, self._names
         if isinstance(other, ClassAd):
-            keys = list(other._attrs)
+            for key, tree in other._attrs.items():
+                if key not in names:
+                    names[key] = other._names[key]
+                attrs[key] = tree
+                touched[key] = None
         else:
-            other = list(other.items() if isinstance(other, Mapping) else other)
-            try:
-                keys = [name.lower() for name, _ in other]
-            except Exception:  # not pairs of names: the base's update says what is wrong
-                keys = None
-        if keys is None:
-            self._base_wire = None
-        else:
-            self._touched.update(dict.fromkeys(keys))
-        try:
-            super().update(other, **kwargs)  # kwargs go through _store
-        except BaseException:  # set part of them: encode it whole from now on
-            self._base_wire = None
-            raise
+            items = other.items() if isinstance(other, Mapping) else other
+            for name, value in items:
+                if type(name) is str and name and name.isascii() and "\0" not in name:
+                    tree = value if isinstance(value, ExprTree) else to_tree(value)
+                    key = name.lower()
+                    if key not in names:
+                        names[key] = name
+                    attrs[key] = tree
+                    touched[key] = None
+                else:
+                    self[name] = value  # its checks and errors; _store notes it
+        for name, value in kwargs.items():
+            self[name] = value
 
     def __delitem__(self, name: str) -> None:
         self._base_wire = None
@@ -260,10 +265,13 @@ class DerivedAd(ClassAd):
 def derive(base: SealedAd) -> DerivedAd:
     """A :class:`DerivedAd` copy of ``base`` (whose wire form it keeps, made now if need
     be: a later change to ``base`` does not reach the copy)."""
-    ad = DerivedAd()
+    ad = DerivedAd.__new__(DerivedAd)  # ClassAd.__init__'s work, without its steps
     ad._base_wire = ad_to_wire(base)
+    ad._touched = {}
     ad._attrs = dict(base._attrs)
     ad._names = dict(base._names)
+    ad._parent = None
+    ad._shared = False
     return ad
 
 
