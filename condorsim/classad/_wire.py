@@ -40,6 +40,10 @@ stored ads) keeps its wire form once made, until it is changed; and
 each ``Name`` with the map it came from and hands out a copy of it when the same bytes
 come again (compared as ``msgpack.packb`` would pack them: typed, so ``1``, ``1.0`` and
 ``true``, or ``0.0`` and ``-0.0``, are different). Either gives an ad equal to the one made anew.
+A SealedAd keeps its packed bytes too (:func:`sealed_bytes`), which a query result splices
+(condorsim.wire.codec). A :class:`DerivedAd`, a SealedAd's copy (a startd's slot ad from its
+template), encodes only the attributes set on it since, the others' wire values being the
+base's.
 """
 
 from __future__ import annotations

@@ -298,7 +298,7 @@ def _spliced(msg: Message, spec: _Spec, stamp: Stamp | None) -> bytes | None:
     parts.extend(map(sealed_bytes, ads))
     if stamp is not None:
         parts.append(_STAMP_PACKED)
-        parts.append(_PACKER.pack(stamp))
+        parts.append(msgpack.packb(stamp, use_bin_type=True))
     return b"".join(parts)
 
 
