@@ -20,14 +20,12 @@ from ._tree import ExprTree
 from ._unparse import unparse_value
 from ._values import ERROR, UNDEFINED, EvalContext, Value
 from ._wire import (
-    DerivedAd,
     LazyAd,
     SealedAd,
     ad_from_wire,
     ad_from_wire_lazy,
     ad_from_wire_named,
     ad_to_wire,
-    derive,
     sealed_bytes,
 )
 
@@ -45,7 +43,6 @@ __all__ = [
     "ClassAdSyntaxError",
     "ClassAdValueError",
     "ClassAdWireError",
-    "DerivedAd",
     "DollarDollarError",
     "EvalContext",
     "ExprTree",
@@ -56,7 +53,6 @@ __all__ = [
     "ad_from_wire_lazy",
     "ad_from_wire_named",
     "ad_to_wire",
-    "derive",
     "expand_dollar_dollar",
     "parse_expr",
     "rank",

@@ -41,9 +41,7 @@ each ``Name`` with the map it came from and hands out a copy of it when the same
 come again (compared as ``msgpack.packb`` would pack them: typed, so ``1``, ``1.0`` and
 ``true``, or ``0.0`` and ``-0.0``, are different). Either gives an ad equal to the one made anew.
 A SealedAd keeps its packed bytes too (:func:`sealed_bytes`), which a query result splices
-(condorsim.wire.codec). A :class:`DerivedAd`, a SealedAd's copy (a startd's slot ad from its
-template), encodes only the attributes set on it since, the others' wire values being the
-base's.
+(condorsim.wire.codec).
 """
 
 from __future__ import annotations
@@ -57,7 +55,7 @@ from typing import Any, Final, NamedTuple
 
 import msgpack
 
-from ._classad import SPECIAL_NAMES, ClassAd, to_tree
+from ._classad import SPECIAL_NAMES, ClassAd
 from ._errors import ClassAdSyntaxError, ClassAdWireError
 from ._parser import parse_expression
 from ._tree import AdExpr, ExprTree, ListExpr, Literal
@@ -211,94 +209,14 @@ class SealedAd(ClassAd):
         super().clear()
 
 
-class DerivedAd(ClassAd):
-    """A copy of a :class:`SealedAd` (:func:`derive`) that keeps the base's wire form and
-    the attributes set on it since, for an ad made again and again from one base with a few
-    attributes changed (a startd's slot ads: a fixed template, then the state, the times and
-    the load): :func:`ad_to_wire` encodes only those, the others' wire values being the
-    base's. Deleting an attribute (or clearing the ad) drops the kept form: it is then
-    encoded whole, as any ad."""
-
-    __slots__ = ("_base_wire", "_touched")
-
-    def __init__(self, attrs: Any = None) -> None:
-        self._base_wire: dict[str, Any] | None = None
-        self._touched: dict[str, None] = {}  # lower-cased names set, in the order first set
-        super().__init__(attrs)
-
-    def _store(self, name: str, tree: ExprTree) -> None:
-        super()._store(name, tree)
-        self._touched[name.lower()] = None
-
-    def update(self, other: Any = (), /, **kwargs: Any) -> None:
-        # ClassAd.update's loops, noting each name as it is set (kept in step with it)
-        if self._shared:
-            self._own()
-        touched = self._touched
-        attrs, names = self._attrs, self._names
-        if isinstance(other, ClassAd):
-            for key, tree in other._attrs.items():
-                if key not in names:
-                    names[key] = other._names[key]
-                attrs[key] = tree
-                touched[key] = None
-        else:
-            items = other.items() if isinstance(other, Mapping) else other
-            for name, value in items:
-                if type(name) is str and name and name.isascii() and "\0" not in name:
-                    tree = value if isinstance(value, ExprTree) else to_tree(value)
-                    key = name.lower()
-                    if key not in names:
-                        names[key] = name
-                    attrs[key] = tree
-                    touched[key] = None
-                else:
-                    self[name] = value  # its checks and errors; _store notes it
-        for name, value in kwargs.items():
-            self[name] = value
-
-    def __delitem__(self, name: str) -> None:
-        self._base_wire = None
-        super().__delitem__(name)
-
-    def clear(self) -> None:
-        self._base_wire = None
-        super().clear()
-
-
-def derive(base: SealedAd) -> DerivedAd:
-    """A :class:`DerivedAd` copy of ``base`` (whose wire form it keeps, made now if need
-    be: a later change to ``base`` does not reach the copy)."""
-    ad = DerivedAd.__new__(DerivedAd)  # ClassAd.__init__'s work, without its steps
-    ad._base_wire = ad_to_wire(base)
-    ad._touched = {}
-    ad._attrs = dict(base._attrs)
-    ad._names = dict(base._names)
-    ad._parent = None
-    ad._shared = False
-    return ad
-
-
 def ad_to_wire(ad: ClassAd) -> dict[str, Any]:
     """The msgpack-ready dict of ``ad`` (see the module doc for the layout)."""
-    t = type(ad)
-    if t is SealedAd:
+    if type(ad) is SealedAd:
         assert isinstance(ad, SealedAd)
         wire = ad._wire
         if wire is None:
             wire = ad._wire = _encode_pairs(zip(ad._names.values(), ad._attrs.values(), strict=True))
         return wire
-    if t is DerivedAd:
-        assert isinstance(ad, DerivedAd)
-        base = ad._base_wire
-        if base is not None:
-            # the base's names keep their places and spellings in the ad; the names it
-            # did not have follow in the order they were first set, as in the ad
-            wire = dict(base)
-            names, attrs = ad._names, ad._attrs
-            for key in ad._touched:
-                wire[names[key]] = _encode_tree(attrs[key])
-            return wire
     return _encode_pairs(zip(ad._names.values(), ad._attrs.values(), strict=True))
 
 

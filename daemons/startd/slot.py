@@ -38,16 +38,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from condorsim.classad import (
-    ClassAd,
-    EvalContext,
-    ExprTree,
-    SealedAd,
-    derive,
-    parse_expr,
-    rank,
-    symmetric_match,
-)
+from condorsim.classad import ClassAd, EvalContext, ExprTree, parse_expr, rank, symmetric_match
 from condorsim.classad._classad import to_tree
 
 from .actions import (
@@ -118,7 +109,7 @@ class Slot:
                  common: ClassAd | None = None) -> None:
         self.machine = machine
         self.common = common if common is not None else ClassAd()
-        self._kept: tuple[tuple[object, ...], SealedAd] | None = None  # (inputs, _template)
+        self._kept: tuple[tuple[object, ...], ClassAd] | None = None  # (inputs, _template)
         self.slot_id = slot_id
         self.name = f"slot{slot_id}@{machine.name}"
         self.cpus, self.memory, self.disk = machine.slot_share()
@@ -195,12 +186,10 @@ class Slot:
             self.state == State.PREEMPTING and self.job_running)
         return float(self.cpus) if busy else 0.0
 
-    def _template(self) -> SealedAd:
+    def _template(self) -> ClassAd:
         """The start of every slot ad: the startd-wide attributes, the machine's ATTRS and
         the slot's fixed ones, in the order :meth:`ad` sets them (the changing ones hold
-        their place with a value :meth:`ad` replaces). Made again when an input changed.
-        Sealed: its wire form is made once, and each slot ad derived from it encodes only
-        what was set on it (``derive``)."""
+        their place with a value :meth:`ad` replaces). Made again when an input changed."""
         m = self.machine
         inputs = (self.common.pairs(), m.extra_attrs.pairs(), self.name, m.name, self.slot_id,
                   self.cpus, self.memory, self.disk, m.cpus, m.memory, m.disk, m.slots,
@@ -224,9 +213,8 @@ class Slot:
             "ClaimId": "",
             "SimClockOffset": m.clock_offset,
         })
-        sealed = SealedAd.of(ad)
-        self._kept = (inputs, sealed)
-        return sealed
+        self._kept = (inputs, ad)
+        return ad
 
     def ad(self, now: float, *, with_claim: bool = True) -> ClassAd:
         """The slot ad: the startd-wide attributes, the machine's ATTRS, then the slot's own.
@@ -234,7 +222,7 @@ class Slot:
         ``with_claim=False`` leaves out what the claim adds (for CLAIM_WORKLIFE, which
         HTCondor evaluates in the slot's configuration ad)."""
         load = literal(self.load_avg())
-        ad = derive(self._template())
+        ad = self._template().copy()
         policy = self.machine.policy
         ad.update({
             "State": literal(self.state.value), "Activity": literal(self.activity.value),
