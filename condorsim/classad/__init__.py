@@ -19,7 +19,15 @@ from ._parser import parse_expression
 from ._tree import ExprTree
 from ._unparse import unparse_value
 from ._values import ERROR, UNDEFINED, EvalContext, Value
-from ._wire import LazyAd, SealedAd, ad_from_wire, ad_from_wire_lazy, ad_from_wire_named, ad_to_wire
+from ._wire import (
+    LazyAd,
+    SealedAd,
+    ad_from_wire,
+    ad_from_wire_lazy,
+    ad_from_wire_named,
+    ad_to_wire,
+    sealed_bytes,
+)
 
 
 def parse_expr(text: str) -> ExprTree:
@@ -48,6 +56,7 @@ __all__ = [
     "expand_dollar_dollar",
     "parse_expr",
     "rank",
+    "sealed_bytes",
     "symmetric_match",
     "unparse_value",
 ]

@@ -40,6 +40,8 @@ stored ads) keeps its wire form once made, until it is changed; and
 each ``Name`` with the map it came from and hands out a copy of it when the same bytes
 come again (compared as ``msgpack.packb`` would pack them: typed, so ``1``, ``1.0`` and
 ``true``, or ``0.0`` and ``-0.0``, are different). Either gives an ad equal to the one made anew.
+A SealedAd keeps its packed bytes too (:func:`sealed_bytes`), which a query result splices
+(condorsim.wire.codec).
 """
 
 from __future__ import annotations
@@ -175,10 +177,11 @@ class SealedAd(ClassAd):
     many times unchanged (the collector's stored ads, in every query's answer). Any change
     drops the kept form. The kept dict is shared: callers of ``ad_to_wire`` only read it."""
 
-    __slots__ = ("_wire",)
+    __slots__ = ("_packed", "_wire")
 
     def __init__(self, attrs: Any = None) -> None:
         self._wire: dict[str, Any] | None = None
+        self._packed: bytes | None = None  # msgpack.packb of _wire (sealed_bytes)
         super().__init__(attrs)
 
     @classmethod
@@ -190,19 +193,19 @@ class SealedAd(ClassAd):
         return sealed
 
     def __setitem__(self, name: str, value: Any) -> None:
-        self._wire = None
+        self._wire = self._packed = None
         super().__setitem__(name, value)
 
     def __delitem__(self, name: str) -> None:
-        self._wire = None
+        self._wire = self._packed = None
         super().__delitem__(name)
 
     def update(self, other: Any = (), /, **kwargs: Any) -> None:
-        self._wire = None
+        self._wire = self._packed = None
         super().update(other, **kwargs)
 
     def clear(self) -> None:
-        self._wire = None
+        self._wire = self._packed = None
         super().clear()
 
 
@@ -215,6 +218,16 @@ def ad_to_wire(ad: ClassAd) -> dict[str, Any]:
             wire = ad._wire = _encode_pairs(zip(ad._names.values(), ad._attrs.values(), strict=True))
         return wire
     return _encode_pairs(zip(ad._names.values(), ad._attrs.values(), strict=True))
+
+
+def sealed_bytes(ad: SealedAd) -> bytes:
+    """``msgpack.packb(ad_to_wire(ad), use_bin_type=True)``, kept with the ad's wire form
+    until it is changed: the collector answers a query by splicing its stored ads' bytes
+    (condorsim.wire.codec) instead of packing every ad again."""
+    packed = ad._packed
+    if packed is None or ad._wire is None:
+        packed = ad._packed = msgpack.packb(ad_to_wire(ad), use_bin_type=True)
+    return packed
 
 
 def _decode(value: Any, attr: str, depth: int) -> ExprTree:
@@ -371,8 +384,11 @@ def _same_map(new: dict[str, Any], old: _Named) -> bool:
     """Whether ``new`` is the same bytes on the wire as the map of ``old`` (``msgpack.packb``
     of each equal), without packing them: equal, keys in the same order, values of the same
     types (``1``, ``1.0`` and ``true`` are equal in Python), a zero float of the same sign,
-    and a list (whose items could differ so) compared packed."""
+    and a list (whose items could differ so) compared packed. The same map is the same
+    (a payload's ads cut by their bytes share the map of equal bytes: condorsim.wire.codec)."""
     wire = old.wire
+    if new is wire:
+        return True
     if new != wire or list(new) != list(wire) or list(map(type, new.values())) != old.types:
         return False
     if old.special:

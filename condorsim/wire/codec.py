@@ -47,10 +47,12 @@ import msgpack
 from condorsim.classad import (
     ClassAd,
     ClassAdWireError,
+    SealedAd,
     ad_from_wire,
     ad_from_wire_lazy,
     ad_from_wire_named,
     ad_to_wire,
+    sealed_bytes,
 )
 from condorsim.wire._frozen import frozen_dataclass
 from condorsim.wire.errors import ProtocolError
@@ -110,10 +112,13 @@ class _Spec:
     encoders: tuple[tuple[str, _Encoder], ...]
     decoders: tuple[tuple[str, _Decoder], ...]
     map_len: int  # fields + "cmd"
+    listed: str | None = None  # the field of a message whose one field is a list[ClassAd]
+    head: bytes = b""  # and "cmd", the command and that field's name, packed (see _spliced)
 
 
 _BY_COMMAND: dict[str, _Spec] = {}
 _BY_CLASS: dict[type[Message], _Spec] = {}
+_LISTED: dict[bytes, str] = {}  # _Spec.head -> command, of the messages with a listed field
 
 
 @dataclass_transform(frozen_default=True, kw_only_default=True)
@@ -142,7 +147,16 @@ def message(command: str) -> Callable[[type[M]], type[M]]:
             enc, dec = _converters(hints[f.name], f"{command}.{f.name}")
             encoders.append((f.name, enc))
             decoders.append((f.name, dec))
-        spec = _Spec(command, made, tuple(encoders), tuple(decoders), len(encoders) + 1)
+        listed = None
+        if len(encoders) == 1:
+            tp = hints[encoders[0][0]]
+            if typing.get_origin(tp) is list and typing.get_args(tp) == (ClassAd,):
+                listed = encoders[0][0]
+        head = b"".join(map(msgpack.packb, ("cmd", command, listed))) if listed else b""
+        spec = _Spec(command, made, tuple(encoders), tuple(decoders), len(encoders) + 1,
+                     listed, head)
+        if listed is not None:
+            _LISTED[head] = command
         _BY_COMMAND[command] = spec
         _BY_CLASS[made] = spec
         return made
@@ -199,6 +213,11 @@ def encode(msg: Message, stamp: Stamp | None = None) -> bytes:
     Raises ``TypeError`` if ``msg`` is not a registered message or a field holds a value
     of the wrong type (our bug).
     """
+    spec = _BY_CLASS.get(type(msg))
+    if spec is not None and spec.listed is not None:
+        spliced = _spliced(msg, spec, stamp)
+        if spliced is not None:
+            return spliced
     obj = _encode_map(msg)
     if stamp is not None:
         obj[STAMP_KEY] = stamp
@@ -214,7 +233,9 @@ def decode(payload: bytes) -> Message:
 def decode_stamped(payload: bytes) -> tuple[Message, Stamp | None]:
     """:func:`decode`, and the message's stamp (None if it has none)."""
     try:
-        obj = msgpack.unpackb(payload, raw=False, strict_map_key=True, **UNPACK_LIMITS)
+        obj = _split_unpack(payload) if len(payload) >= SPLIT_MIN_BYTES else None
+        if obj is None:
+            obj = msgpack.unpackb(payload, raw=False, strict_map_key=True, **UNPACK_LIMITS)
     except (ValueError, msgpack.UnpackException) as e:
         # ValueError covers truncated input, extra data, bad UTF-8, limits, bad map keys.
         raise ProtocolError(f"payload is not a valid msgpack value: {_short(str(e))}") from None
@@ -232,6 +253,111 @@ def decode_stamped(payload: bytes) -> tuple[Message, Stamp | None]:
                                 f"{_short(repr(raw))}")
         stamp = (float(raw[0]), raw[1], raw[2])
     return _decode_map(obj, None), stamp
+
+
+# ---- a listed message's ads, as bytes --------------------------------------------------
+#
+# A message whose one field is a list[ClassAd] (QUERY_RESULT, RESOURCE_REQUEST_LIST) carries
+# the same ads again and again: the collector answers every negotiation cycle's query with
+# every slot ad, most of them unchanged since the last cycle (a slot updates every few
+# minutes, the negotiator asks every minute). msgpack packs a map as its entries one after
+# the other and an array as its items, so such a payload is the bytes of its head ("cmd",
+# the command, the field's name), an array header, each ad's own packed bytes, and the
+# stamp. The sender splices the packed bytes the collector's stored ads keep
+# (sealed_bytes); the receiver cuts the payload into those pieces and unpacks only an ad
+# whose bytes it has not seen, taking the map it made of those bytes before otherwise.
+# Either way the payload, and the map unpacked, are the same as msgpack's own.
+
+SPLIT_MIN_BYTES: Final = 16 * 1024
+"""The smallest payload :func:`decode_stamped` cuts into its ads (a small one is unpacked
+whole: the cut would cost more than it saves)."""
+
+_SEEN: dict[str, list[dict[bytes, Any]]] = {}
+"""For each listed command, the ads of the last two payloads :func:`_split_unpack` cut (the
+negotiator's every cycle: the slot ads, then the submitter ads), each ad's packed bytes to
+the map made of them; so no more than two payloads' worth is kept. The maps are shared
+between messages: the ads decoded from them only read them (a negotiator's ad of a query
+result keeps its map as its wire form anyway)."""
+
+_PACKER: Final = msgpack.Packer(use_bin_type=True)
+_STAMP_PACKED: Final = msgpack.packb(STAMP_KEY)
+
+
+def _spliced(msg: Message, spec: _Spec, stamp: Stamp | None) -> bytes | None:
+    """The payload :func:`encode` makes of a listed message whose ads are all
+    :class:`SealedAd`-s (a collector's answer), spliced from their kept bytes; None for any
+    other (encode packs it whole)."""
+    ads = getattr(msg, spec.listed)  # type: ignore[arg-type]
+    if type(ads) is not list or not ads:
+        return None
+    for ad in ads:
+        if type(ad) is not SealedAd:
+            return None
+    parts = [b"\x83" if stamp is not None else b"\x82", spec.head,
+             _PACKER.pack_array_header(len(ads))]
+    parts.extend(map(sealed_bytes, ads))
+    if stamp is not None:
+        parts.append(_STAMP_PACKED)
+        parts.append(msgpack.packb(stamp, use_bin_type=True))
+    return b"".join(parts)
+
+
+def _split_unpack(payload: bytes) -> dict[Any, Any] | None:
+    """``msgpack.unpackb(payload, ...)`` of a listed message's payload, with each ad's map
+    taken from :data:`_SEEN` when its bytes were unpacked before; None when the payload is
+    not a listed message's, or is anything but plain (the whole payload is then unpacked as
+    any other, and raises what msgpack raises)."""
+    first = payload[:1]
+    if first != b"\x82" and first != b"\x83":
+        return None
+    command = next((c for head, c in _LISTED.items() if payload.startswith(head, 1)), None)
+    if command is None:
+        return None
+    obj: dict[Any, Any] = {"cmd": command}
+    try:
+        unpacker = msgpack.Unpacker(raw=False, strict_map_key=True,
+                                    max_buffer_size=len(payload), **UNPACK_LIMITS)
+        unpacker.feed(payload)
+        unpacker.read_map_header()
+        unpacker.skip()  # "cmd" and the command: the head matched
+        unpacker.skip()
+        field = unpacker.unpack()
+        count = unpacker.read_array_header()
+        if count > UNPACK_LIMITS["max_array_len"]:
+            return None
+        before = _SEEN.get(command, [])
+        seen: dict[bytes, Any] = {}
+        maps: list[Any] = []
+        tell, skip = unpacker.tell, unpacker.skip
+        start = tell()
+        for _ in range(count):
+            skip()
+            end = tell()
+            blob = payload[start:end]
+            start = end
+            for kept in reversed(before):  # the last payload's first
+                mapping = kept.get(blob)
+                if mapping is not None:
+                    break
+            else:
+                mapping = seen.get(blob)
+                if mapping is None:
+                    mapping = msgpack.unpackb(blob, raw=False, strict_map_key=True,
+                                              **UNPACK_LIMITS)
+            seen[blob] = mapping
+            maps.append(mapping)
+        obj[field] = maps
+        if first == b"\x83":
+            key = unpacker.unpack()
+            if type(key) is not str:  # strict_map_key: msgpack refuses any other key
+                return None
+            obj[key] = unpacker.unpack()
+        if tell() != len(payload):
+            return None
+    except Exception:  # msgpack raises several unrelated types: unpacked whole, it says why
+        return None
+    _SEEN[command] = [*before[-1:], seen]
+    return obj
 
 
 # ---- encoding and decoding of one message map -------------------------------------------
