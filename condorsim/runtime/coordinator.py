@@ -311,7 +311,7 @@ class Coordinator:
             return self._run(sorted(self.participants))
         if any(r.eoi_pending for r in reports.values()):
             self.round += 1
-            names = self._with_local([n for n, r in reports.items() if r.eoi_pending])
+            names = [n for n, r in reports.items() if r.eoi_pending]
             return [EndOfInstant(self.round), *self._run(names, eoi=True)]
         target = min(r.next_deadline for r in reports.values())
         if target > self.limit or math.isinf(target):
@@ -321,5 +321,5 @@ class Coordinator:
         self.now = max(target, self.now)
         self.jumps += 1
         self.round += 1
-        due = self._with_local([n for n, r in reports.items() if r.next_deadline <= self.now])
+        due = [n for n, r in reports.items() if r.next_deadline <= self.now]
         return [Advance(self.now), *self._run(due)]

@@ -34,11 +34,12 @@ def test_only_the_processes_whose_timer_is_due_are_run_at_a_jump():
     assert c.report("c", 0, 0, 0, None, False) == [Advance(90.0), Run(("b",), 90.0)]
 
 
-def test_the_hosts_own_process_is_run_on_every_decision():
+def test_the_hosts_own_process_is_run_only_when_its_timer_is_due():
     c = _pool("master", "a")
     c.local = "master"
-    c.report("master", 0, 0, 0, None, False)
-    assert c.report("a", 0, 0, 0, 10.0, False) == [Advance(10.0), Run(("a", "master"), 10.0)]
+    c.report("master", 0, 0, 0, 20.0, False)
+    assert c.report("a", 0, 0, 0, 10.0, False) == [Advance(10.0), Run(("a",), 10.0)]
+    assert c.report("a", 0, 0, 0, 20.0, False) == [Advance(20.0), Run(("a", "master"), 20.0)]
 
 
 def test_no_jump_while_a_message_is_on_its_way_to_a_frozen_process():
