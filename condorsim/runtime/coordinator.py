@@ -120,8 +120,9 @@ class CoordinatorError(Exception):
 class Coordinator:
     """Decides when the pool's simulated time may move, and to where.
 
-    ``local`` names the participant that lives in the host's own process: it is run on every
-    decision (the host's tasks learn of a jump or the end directly, not through a RUN).
+    ``local`` names the participant that lives in the host's own process. It is run like
+    the others, only when its timer is due or it has end-of-instant work: the host moves its
+    clock at every jump (:class:`Advance`), which wakes none of its tasks before their time.
     """
 
     now: float
@@ -283,11 +284,6 @@ class Coordinator:
                 runs_sent[name] += 1
         self.runs += len(names)
         return [Run(tuple(sorted(names)), self.now, eoi, self.round)]
-
-    def _with_local(self, names: list[str]) -> list[str]:
-        if self.local is not None and self.local in self.participants and self.local not in names:
-            names.append(self.local)
-        return names
 
     def _decide(self) -> list[Action]:
         if self.finished or self.expected or not self.participants:
