@@ -327,9 +327,102 @@ def _checked_key(name: Any) -> str:
     return key
 
 
+class _FullShape(NamedTuple):
+    """The attribute names of a wire map :func:`ad_from_wire` decoded, checked then, and the
+    types of its values; a map with the same names in the same order and values of the same
+    types is decoded by :func:`_shaped_ad`."""
+
+    wire_names: tuple[str, ...]
+    keys: tuple[str, ...]  # lower-cased
+    names: dict[str, str]  # lower-cased -> as spelled
+    types: tuple[type, ...]
+    strs: Any  # an itemgetter of the strings (None for none)
+    ints: Any  # the same for the integers
+    others: tuple[int, ...]  # the places of values neither a str, an int nor a bool
+
+
+_FULL_SHAPES: OrderedDict[tuple[str, ...], _FullShape | None] = OrderedDict()
+"""Names of the maps decoded lately -> their shape (None: seen once, not learnt yet). A
+daemon receives ads of a few shapes again and again (the job ads of a submit file, the slot
+ads of a startd, a starter's updates); bounded, the oldest out first."""
+_FULL_SHAPES_MAX: Final = 256
+_PLACEHOLDER: Final = True
+"""Stands for a value not made by :func:`_literal` in the shaped pass (a cached key)."""
+
+
+def _learn_full_shape(wire_names: tuple[str, ...], mapping: dict[Any, Any],
+                      ad: ClassAd) -> None:
+    """Keep the shape of ``mapping``, just decoded into ``ad`` by the general loop, once its
+    names came twice (again if its values' types changed)."""
+    shapes = _FULL_SHAPES
+    if wire_names not in shapes:
+        if len(shapes) >= _FULL_SHAPES_MAX:
+            shapes.popitem(last=False)
+        shapes[wire_names] = None
+        return
+    if len(ad._attrs) != len(wire_names):  # two names the same lower-cased: no shape
+        return
+    types = tuple(map(type, mapping.values()))
+    strs = [i for i, t in enumerate(types) if t is str]
+    ints = [i for i, t in enumerate(types) if t is int]
+    others = tuple(i for i, t in enumerate(types) if t is not str and t is not int
+                   and t is not bool)
+    shapes[wire_names] = _FullShape(wire_names, tuple(ad._attrs), dict(ad._names), types,
+                                    _getter(strs), _getter(ints), others)
+    shapes.move_to_end(wire_names)
+
+
+def _shaped_ad(mapping: dict[Any, Any], shape: _FullShape) -> ClassAd | None:
+    """The ad :func:`ad_from_wire` makes of ``mapping``, which has ``shape``'s names, when its
+    values have the shape's types and its strings and integers are plain ones (short, no
+    NUL, 64 bits): checked by C-level passes, the literals made by one ``map``. None
+    otherwise (the general loop decides, and raises where the map is bad)."""
+    wire = tuple(mapping.values())
+    if tuple(map(type, wire)) != shape.types:
+        return None
+    if shape.strs is not None:
+        strs = shape.strs(wire)
+        if max(map(len, strs)) > CACHE_MAX_TEXT or "\0" in "".join(strs):
+            return None
+    if shape.ints is not None:
+        ints = shape.ints(wire)
+        if min(ints) < INT_MIN or max(ints) > INT_MAX:
+            return None
+    others = shape.others
+    if others:
+        plain = list(wire)
+        for i in others:
+            plain[i] = _PLACEHOLDER
+        trees: list[ExprTree] = list(map(_literal, plain))
+        wire_names = shape.wire_names
+        for i in others:  # in the map's order: the first bad one raises, as the loop's
+            trees[i] = _decode(wire[i], wire_names[i], 0)
+        attrs: dict[str, ExprTree] = dict(zip(shape.keys, trees, strict=True))
+    else:
+        attrs = dict(zip(shape.keys, map(_literal, wire), strict=True))
+    ad = ClassAd.__new__(ClassAd)
+    ad._attrs = attrs
+    ad._names = dict(shape.names)
+    ad._parent = None
+    ad._shared = False
+    return ad
+
+
 def ad_from_wire(mapping: Any) -> ClassAd:
-    """The ClassAd of a decoded wire map; raises ClassAdWireError on malformed input."""
+    """The ClassAd of a decoded wire map; raises ClassAdWireError on malformed input.
+
+    A map with the names (in the same order) of one decoded twice lately is decoded by
+    :func:`_shaped_ad`, in C-level passes over its values; the same ad either way."""
     if type(mapping) is dict:  # the common case in one pass: what _decode_pairs checks
+        wire_names = tuple(mapping)
+        shape = _FULL_SHAPES.get(wire_names)
+        if shape is not None:
+            try:
+                shaped = _shaped_ad(mapping, shape)
+            except RecursionError:
+                raise ClassAdWireError("ClassAd nested too deeply") from None
+            if shaped is not None:
+                return shaped
         ad = ClassAd()
         attrs, names = ad._attrs, ad._names
         lowered = _LOWERED
@@ -352,6 +445,7 @@ def ad_from_wire(mapping: Any) -> ClassAd:
                 attrs[key] = tree
         except RecursionError:
             raise ClassAdWireError("ClassAd nested too deeply") from None
+        _learn_full_shape(wire_names, mapping, ad)
         return ad
     try:
         return ClassAd._from_pairs(_decode_pairs(mapping, 0))

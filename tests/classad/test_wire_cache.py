@@ -340,3 +340,78 @@ def test_a_lazy_ad_of_another_shape_is_decoded_by_the_loop() -> None:
     twice = {"Name": "a", "name": "b"}
     assert str(ad_from_wire_lazy(twice)) == str(ad_from_wire(twice))
     assert not _wire._LAZY_SHAPE  # two names alike: no shape kept
+
+
+def _by_the_loop(wire: dict) -> ClassAd:
+    """The ad of ``wire`` made attribute by attribute (no shape asked)."""
+    return ClassAd._from_pairs(_wire._decode_pairs(wire, 0))
+
+
+def _seen_twice(wire: dict) -> None:
+    for _ in range(2):
+        try:
+            ad_from_wire(wire)
+        except ClassAdWireError:
+            pass
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["A", "B", "Name", "Cpus", "Req", "F"]), _DECODABLE,
+                          _SHAPED_VALUES, st.booleans()), min_size=1, max_size=6,
+                unique_by=lambda p: p[0]))
+def test_an_ad_of_a_shape_seen_before_is_the_ad_the_loop_makes(items: list) -> None:
+    """A daemon receives ads of a few shapes (names in order, value types) again and again:
+    once a shape came twice, a map of it is checked and made by passes over all its values.
+    It gives what the attribute-by-attribute loop gives: the same error for a bad value (a
+    NUL, an integer past 64 bits, a bad expression), the same ad, in the same order, with
+    the same values down to a float's sign -- and it is that path that decodes the map
+    when its types are the shape's and its strings plain."""
+    first = {name: a for name, a, _, _ in items}
+    _wire._FULL_SHAPES.clear()
+    _seen_twice(first)
+    second = {name: b if change else a for name, a, b, change in items}
+    try:
+        want = _by_the_loop(second)
+    except ClassAdWireError as e:
+        with pytest.raises(ClassAdWireError) as got_error:
+            ad_from_wire(second)
+        assert str(got_error.value) == str(e)
+        return
+    shape = _wire._FULL_SHAPES.get(tuple(second))
+    plain = all(type(v) is not str or (len(v) <= _wire.CACHE_MAX_TEXT and "\0" not in v)
+                for v in second.values())
+    if shape is not None and [type(v) for v in first.values()] == \
+            [type(v) for v in second.values()] and plain:
+        assert _wire._shaped_ad(second, shape) is not None
+    got = ad_from_wire(second)
+    assert got == want and str(got) == str(want) and list(got) == list(want)
+    assert msgpack.packb(ad_to_wire(got)) == msgpack.packb(ad_to_wire(want))
+
+
+def test_a_shaped_ad_is_an_independent_ad() -> None:
+    wire = {"Name": "slot1@m", "Cpus": 4, "Load": 0.0, "Req": msgpack.ExtType(3, b"Cpus > 2")}
+    _wire._FULL_SHAPES.clear()
+    _seen_twice(wire)
+    a, b = ad_from_wire(wire), ad_from_wire(wire)
+    assert type(_wire._FULL_SHAPES[tuple(wire)]).__name__ == "_FullShape"
+    a["Cpus"] = 1
+    a["Extra"] = 2
+    del a["Name"]
+    assert b.evaluate("Cpus") == 4 and b.evaluate("Name") == "slot1@m" and "Extra" not in b
+    assert list(ad_from_wire(wire)) == ["Name", "Cpus", "Load", "Req"]
+    assert ad_from_wire(wire).evaluate("Req") is True
+
+
+def test_names_alike_but_for_case_keep_no_shape() -> None:
+    twice = {"Name": "a", "name": "b"}
+    _wire._FULL_SHAPES.clear()
+    _seen_twice(twice)
+    assert _wire._FULL_SHAPES[tuple(twice)] is None
+    assert str(ad_from_wire(twice)) == str(_by_the_loop(twice))
+
+
+def test_shapes_are_bounded() -> None:
+    _wire._FULL_SHAPES.clear()
+    for i in range(_wire._FULL_SHAPES_MAX + 50):
+        _seen_twice({f"A{i}": i})
+    assert len(_wire._FULL_SHAPES) <= _wire._FULL_SHAPES_MAX
