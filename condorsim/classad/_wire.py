@@ -230,6 +230,10 @@ def sealed_bytes(ad: SealedAd) -> bytes:
     return packed
 
 
+_ZERO: Final = Literal(0.0)
+_MINUS_ZERO: Final = Literal(-0.0)
+
+
 def _decode(value: Any, attr: str, depth: int) -> ExprTree:
     if depth > MAX_NESTING:
         raise ClassAdWireError(f"attribute {attr!r}: nested more than {MAX_NESTING} levels")
@@ -241,7 +245,10 @@ def _decode(value: Any, attr: str, depth: int) -> ExprTree:
     if t is bool:
         return _literal(value)
     if t is float:
-        return _literal(value) if value and value == value else Literal(value)
+        if value:
+            return _literal(value) if value == value else Literal(value)
+        # 0.0 and -0.0 are equal, so one cache key: each sign has its own shared tree
+        return _ZERO if math.copysign(1.0, value) > 0 else _MINUS_ZERO
     if t is int:
         if value < INT_MIN or value > INT_MAX:
             raise ClassAdWireError(f"attribute {attr!r}: integer {value} outside 64 bits")
