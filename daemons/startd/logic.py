@@ -73,12 +73,22 @@ class StartdState:
         """The full slot ad the collector gets."""
         ad = slot.ad(now)
         # the machine's load, which HTCondor's startd puts in every slot ad
-        load = literal(sum(s.load_avg() for s in self._on_machine[id(slot.machine)]))
+        total: float = 0  # as sum() adds: from the integer 0
+        for s in self._on_machine[id(slot.machine)]:
+            total += s.load_avg()
+        load = literal(total)
         # a simulated machine has no console user: its keyboard and console have been idle
         # since the startd started (HTCondor advertises both in every slot ad)
         idle = literal(max(0, int(now) - self.start_time))
-        ad.update({"MyCurrentTime": literal(int(now)), "TotalLoadAvg": load,
-                   "TotalCondorLoadAvg": load, "KeyboardIdle": idle, "ConsoleIdle": idle})
+        attrs, names = ad._attrs, ad._names  # ad.update's steps for these plain names
+        for key, name, tree in (("mycurrenttime", "MyCurrentTime", literal(int(now))),
+                                ("totalloadavg", "TotalLoadAvg", load),
+                                ("totalcondorloadavg", "TotalCondorLoadAvg", load),
+                                ("keyboardidle", "KeyboardIdle", idle),
+                                ("consoleidle", "ConsoleIdle", idle)):
+            if key not in names:
+                names[key] = name
+            attrs[key] = tree
         return ad
 
     def next_deadline(self) -> float | None:

@@ -58,6 +58,8 @@ from .states import Activity, Event, State, next_state
 _REQUIREMENTS = parse_expr("START")
 _FALSE = to_tree(False)
 _ZERO = to_tree(0.0)
+_TIME_KEYS = {name: name.lower() for name in (
+    "TotalJobRunTime", "TotalJobSuspendTime", "TotalClaimRunTime", "TotalClaimSuspendTime")}
 
 _LITERALS: dict[tuple[type, object], ExprTree] = {}
 _LITERALS_MAX = 4096
@@ -189,16 +191,23 @@ class Slot:
     def _template(self) -> ClassAd:
         """The start of every slot ad: the startd-wide attributes, the machine's ATTRS and
         the slot's fixed ones, in the order :meth:`ad` sets them (the changing ones hold
-        their place with a value :meth:`ad` replaces). Made again when an input changed."""
+        their place with a value :meth:`ad` replaces). Made again when an input changed:
+        the common and ATTRS ads are compared by their names and trees in order (what
+        their ``pairs()`` hold), without making the pairs."""
         m = self.machine
-        inputs = (self.common.pairs(), m.extra_attrs.pairs(), self.name, m.name, self.slot_id,
-                  self.cpus, self.memory, self.disk, m.cpus, m.memory, m.disk, m.slots,
-                  m.clock_offset)
+        common, extra = self.common, m.extra_attrs
         kept = self._kept
-        if kept is not None and kept[0] == inputs:
-            return kept[1]
-        ad = self.common.copy()
-        ad.update(m.extra_attrs)
+        if kept is not None:
+            inputs = kept[0]
+            if (inputs[2] == (self.name, m.name, self.slot_id, self.cpus, self.memory,
+                              self.disk, m.cpus, m.memory, m.disk, m.slots, m.clock_offset)
+                    and inputs[0] == tuple(common._names.values())
+                    and inputs[1] == tuple(common._attrs.values())
+                    and inputs[3] == tuple(extra._names.values())
+                    and inputs[4] == tuple(extra._attrs.values())):
+                return kept[1]
+        ad = common.copy()
+        ad.update(extra)
         ad.update({
             "MyType": "Machine", "TargetType": "Job", "Name": self.name,
             "Machine": m.name, "SlotID": self.slot_id, "SlotType": "Static",
@@ -213,49 +222,70 @@ class Slot:
             "ClaimId": "",
             "SimClockOffset": m.clock_offset,
         })
-        self._kept = (inputs, ad)
+        self._kept = ((tuple(common._names.values()), tuple(common._attrs.values()),
+                       (self.name, m.name, self.slot_id, self.cpus, self.memory, self.disk,
+                        m.cpus, m.memory, m.disk, m.slots, m.clock_offset),
+                       tuple(extra._names.values()), tuple(extra._attrs.values())), ad)
         return ad
 
     def ad(self, now: float, *, with_claim: bool = True) -> ClassAd:
         """The slot ad: the startd-wide attributes, the machine's ATTRS, then the slot's own.
 
         ``with_claim=False`` leaves out what the claim adds (for CLAIM_WORKLIFE, which
-        HTCondor evaluates in the slot's configuration ad)."""
-        load = literal(self.load_avg())
+        HTCondor evaluates in the slot's configuration ad).
+
+        The slot's own attributes are set straight into the copied template's dicts, the
+        names being plain ASCII and the values trees (what ``ClassAd.update`` does for
+        them, without its checks and lower-casing per name): an attribute the template
+        (or an earlier step) holds keeps its place and spelling, a new one goes last.
+        tests/startd/test_slot_ad_fast.py compares it with the ad built by updates."""
         ad = self._template().copy()
+        attrs, names = ad._attrs, ad._names
+        state = self.state
+        # the template holds these: each keeps its place and spelling
+        attrs["state"] = literal(state.value)
+        attrs["activity"] = literal(self.activity.value)
+        attrs["enteredcurrentstate"] = literal(int(self.entered_state))
+        attrs["enteredcurrentactivity"] = literal(int(self.entered_activity))
+        attrs["loadavg"] = attrs["condorloadavg"] = literal(self.load_avg())
+        attrs["claimid"] = literal(self.offered_claim_id)
         policy = self.machine.policy
-        ad.update({
-            "State": literal(self.state.value), "Activity": literal(self.activity.value),
-            "EnteredCurrentState": literal(int(self.entered_state)),
-            "EnteredCurrentActivity": literal(int(self.entered_activity)),
-            "LoadAvg": load, "CondorLoadAvg": load,
-            "ClaimId": literal(self.offered_claim_id),
-            "START": policy["START"], "Rank": policy["RANK"],
-            "CLAIM_WORKLIFE": policy["CLAIM_WORKLIFE"],
-            # a preempting slot takes no further match (the docs: Requirements is False),
-            # nor does a draining one (its START is the draining START, false by default)
-            "Requirements": _FALSE if self.state == State.PREEMPTING or self.draining
-            else _REQUIREMENTS,
-        })
+        # a preempting slot takes no further match (the docs: Requirements is False),
+        # nor does a draining one (its START is the draining START, false by default)
+        for key, name, tree in (
+                ("start", "START", policy["START"]), ("rank", "Rank", policy["RANK"]),
+                ("claim_worklife", "CLAIM_WORKLIFE", policy["CLAIM_WORKLIFE"]),
+                ("requirements", "Requirements",
+                 _FALSE if state == State.PREEMPTING or self.draining else _REQUIREMENTS)):
+            if key not in names:
+                names[key] = name
+            attrs[key] = tree
         if self.draining is not None:
             ad["Draining"] = True
             ad["DrainReason"] = self.drain_reason
         claim = self.claim
-        if with_claim and claim is not None and self.state in (State.CLAIMED, State.PREEMPTING):
-            ad.update({name: literal(v) for name, v in claim.times(now).items()})
+        if with_claim and claim is not None and state in (State.CLAIMED, State.PREEMPTING):
+            own = [(_TIME_KEYS[name], name, literal(v)) for name, v in claim.times(now).items()]
             user = literal(claim.user)
-            ad.update({"CurrentRank": literal(claim.rank), "RemoteOwner": user,
-                       "RemoteUser": user})
+            own += (("currentrank", "CurrentRank", literal(claim.rank)),
+                    ("remoteowner", "RemoteOwner", user), ("remoteuser", "RemoteUser", user))
             if not claim.fetched:
-                ad["ClientMachine"] = literal(_host(claim.scheduler_addr))
+                own.append(("clientmachine", "ClientMachine",
+                            literal(_host(claim.scheduler_addr))))
             if claim.job_ad is not None:
-                ad["JobId"] = literal(claim.job_id())
-                ad["JobStart"] = literal(int(claim.job_started))
+                own.append(("jobid", "JobId", literal(claim.job_id())))
+                own.append(("jobstart", "JobStart", literal(int(claim.job_started))))
                 gjid = claim.job_ad.evaluate("GlobalJobId")
                 if type(gjid) is str:
-                    ad["GlobalJobId"] = literal(gjid)
+                    own.append(("globaljobid", "GlobalJobId", literal(gjid)))
+            for key, name, tree in own:
+                if key not in names:
+                    names[key] = name
+                attrs[key] = tree
         elif with_claim:
-            ad["CurrentRank"] = _ZERO
+            if "currentrank" not in names:
+                names["currentrank"] = "CurrentRank"
+            attrs["currentrank"] = _ZERO
         if len(self.published):
             ad.update(self.published)
         if self.cron_merge is not None:
