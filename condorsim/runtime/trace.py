@@ -85,17 +85,19 @@ def message_attrs(msg: Any) -> list[str]:
 def _attrs_of(ads: list[ClassAd]) -> tuple[tuple[str, ...], str]:
     """The sorted attribute names of ``ads`` and their JSON text. An ad's names, as spelled,
     are the key of a cache: the slot ads of a pool, or the job ads of a cluster, have the
-    same names in the same order, and are sorted and written once."""
-    if len(ads) == 1:
-        key = ads[0].names()
-    else:
-        names: set[str] = set()
-        for ad in ads:
-            names.update(ad.names())
-        key = tuple(sorted(names))
+    same names in the same order, and are sorted and written once. Several ads' names are
+    keyed as a tuple of each ad's names (the job and slot ads of a STARTER_START): the
+    union is made and sorted only for a combination not seen lately."""
+    key: tuple[Any, ...] = ads[0].names() if len(ads) == 1 else tuple(ad.names() for ad in ads)
     known = _SORTED.get(key)
     if known is None:
-        ordered = tuple(sorted(key, key=str.lower))
+        if len(ads) == 1:
+            ordered = tuple(sorted(key, key=str.lower))
+        else:
+            names: set[str] = set()
+            for ad in ads:
+                names.update(ad.names())
+            ordered = tuple(sorted(sorted(names), key=str.lower))
         known = (ordered, _names_json(ordered))
         if len(_SORTED) >= 4096:
             _SORTED.clear()
@@ -103,7 +105,7 @@ def _attrs_of(ads: list[ClassAd]) -> tuple[tuple[str, ...], str]:
     return known
 
 
-_SORTED: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {}
+_SORTED: dict[tuple[Any, ...], tuple[tuple[str, ...], str]] = {}
 
 
 def _names_json(names: tuple[str, ...] | list[str]) -> str:
