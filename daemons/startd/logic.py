@@ -69,9 +69,9 @@ class StartdState:
         slot = self._by_name.get(claim_id.rsplit("#", 1)[-1])
         return slot if slot is not None and slot.owns(claim_id) else None
 
-    def slot_ad(self, slot: Slot, now: float) -> ClassAd:
-        """The full slot ad the collector gets."""
-        ad = slot.ad(now)
+    def slot_ad(self, slot: Slot, now: float, *, sealed: bool = False) -> ClassAd:
+        """The full slot ad the collector gets (``sealed``: a SealedAd with its wire form,
+        made as it is built: see :meth:`Slot.build_ad`)."""
         # the machine's load, which HTCondor's startd puts in every slot ad
         total: float = 0  # as sum() adds: from the integer 0
         for s in self._on_machine[id(slot.machine)]:
@@ -80,16 +80,10 @@ class StartdState:
         # a simulated machine has no console user: its keyboard and console have been idle
         # since the startd started (HTCondor advertises both in every slot ad)
         idle = literal(max(0, int(now) - self.start_time))
-        attrs, names = ad._attrs, ad._names  # ad.update's steps for these plain names
-        for key, name, tree in (("mycurrenttime", "MyCurrentTime", literal(int(now))),
-                                ("totalloadavg", "TotalLoadAvg", load),
-                                ("totalcondorloadavg", "TotalCondorLoadAvg", load),
-                                ("keyboardidle", "KeyboardIdle", idle),
-                                ("consoleidle", "ConsoleIdle", idle)):
-            if key not in names:
-                names[key] = name
-            attrs[key] = tree
-        return ad
+        return slot.build_ad(now, sealed=sealed, tail=(
+            ("mycurrenttime", "MyCurrentTime", literal(int(now))),
+            ("totalloadavg", "TotalLoadAvg", load), ("totalcondorloadavg", "TotalCondorLoadAvg", load),
+            ("keyboardidle", "KeyboardIdle", idle), ("consoleidle", "ConsoleIdle", idle)))
 
     def next_deadline(self) -> float | None:
         """The earliest claim lease deadline over all slots."""

@@ -37,9 +37,20 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from condorsim.classad import ClassAd, EvalContext, ExprTree, parse_expr, rank, symmetric_match
+from condorsim.classad import (
+    ClassAd,
+    EvalContext,
+    ExprTree,
+    SealedAd,
+    ad_to_wire,
+    parse_expr,
+    rank,
+    symmetric_match,
+)
 from condorsim.classad._classad import to_tree
+from condorsim.classad._wire import tree_to_wire
 
 from .actions import (
     Action,
@@ -63,6 +74,11 @@ _TIME_KEYS = {name: name.lower() for name in (
 
 _LITERALS: dict[tuple[type, object], ExprTree] = {}
 _LITERALS_MAX = 4096
+
+
+def _pairs_of(ad: ClassAd) -> list[tuple[str, str, ExprTree]]:
+    """(lower-cased name, name as spelled, tree) of each attribute of ``ad``, in its order."""
+    return list(zip(ad._attrs, ad._names.values(), ad._attrs.values(), strict=True))
 
 
 def literal(value: str | int | float) -> ExprTree:
@@ -112,6 +128,7 @@ class Slot:
         self.machine = machine
         self.common = common if common is not None else ClassAd()
         self._kept: tuple[tuple[object, ...], ClassAd] | None = None  # (inputs, _template)
+        self._kept_wire: tuple[ClassAd, dict[str, Any]] | None = None  # (template, its wire)
         self.slot_id = slot_id
         self.name = f"slot{slot_id}@{machine.name}"
         self.cpus, self.memory, self.disk = machine.slot_share()
@@ -232,40 +249,55 @@ class Slot:
         """The slot ad: the startd-wide attributes, the machine's ATTRS, then the slot's own.
 
         ``with_claim=False`` leaves out what the claim adds (for CLAIM_WORKLIFE, which
-        HTCondor evaluates in the slot's configuration ad).
+        HTCondor evaluates in the slot's configuration ad)."""
+        return self.build_ad(now, with_claim=with_claim)
+
+    def build_ad(self, now: float, *, with_claim: bool = True,
+                 tail: tuple[tuple[str, str, ExprTree], ...] = (),
+                 sealed: bool = False) -> ClassAd:
+        """:meth:`ad`, then ``tail``'s (lower-cased name, name, tree) set last; ``sealed``:
+        a :class:`SealedAd` whose wire form is made as it is built (for the collector).
 
         The slot's own attributes are set straight into the copied template's dicts, the
         names being plain ASCII and the values trees (what ``ClassAd.update`` does for
         them, without its checks and lower-casing per name): an attribute the template
-        (or an earlier step) holds keeps its place and spelling, a new one goes last.
-        tests/startd/test_slot_ad_fast.py compares it with the ad built by updates."""
-        ad = self._template().copy()
+        (or an earlier step) holds keeps its place and spelling, a new one goes last. The
+        wire form of a sealed ad is the template's, kept with it, with the values of the
+        attributes set here put in (a new attribute last, as in the ad's own order).
+        tests/startd/test_slot_ad_fast.py compares both with the ad built by updates."""
+        template = self._template()
+        ad: ClassAd = SealedAd.of(template) if sealed else template.copy()
         attrs, names = ad._attrs, ad._names
+        wire: dict[str, Any] | None = None
+        if sealed:
+            kept = self._kept_wire
+            if kept is None or kept[0] is not template:
+                kept = self._kept_wire = (template, ad_to_wire(template))
+            wire = dict(kept[1])
         state = self.state
-        # the template holds these: each keeps its place and spelling
-        attrs["state"] = literal(state.value)
-        attrs["activity"] = literal(self.activity.value)
-        attrs["enteredcurrentstate"] = literal(int(self.entered_state))
-        attrs["enteredcurrentactivity"] = literal(int(self.entered_activity))
-        attrs["loadavg"] = attrs["condorloadavg"] = literal(self.load_avg())
-        attrs["claimid"] = literal(self.offered_claim_id)
+        load = literal(self.load_avg())
         policy = self.machine.policy
-        # a preempting slot takes no further match (the docs: Requirements is False),
-        # nor does a draining one (its START is the draining START, false by default)
-        for key, name, tree in (
-                ("start", "START", policy["START"]), ("rank", "Rank", policy["RANK"]),
-                ("claim_worklife", "CLAIM_WORKLIFE", policy["CLAIM_WORKLIFE"]),
-                ("requirements", "Requirements",
-                 _FALSE if state == State.PREEMPTING or self.draining else _REQUIREMENTS)):
-            if key not in names:
-                names[key] = name
-            attrs[key] = tree
+        # the first seven the template holds: each keeps its place and spelling
+        own: list[tuple[str, str, ExprTree]] = [
+            ("state", "State", literal(state.value)),
+            ("activity", "Activity", literal(self.activity.value)),
+            ("enteredcurrentstate", "EnteredCurrentState", literal(int(self.entered_state))),
+            ("enteredcurrentactivity", "EnteredCurrentActivity",
+             literal(int(self.entered_activity))),
+            ("loadavg", "LoadAvg", load), ("condorloadavg", "CondorLoadAvg", load),
+            ("claimid", "ClaimId", literal(self.offered_claim_id)),
+            ("start", "START", policy["START"]), ("rank", "Rank", policy["RANK"]),
+            ("claim_worklife", "CLAIM_WORKLIFE", policy["CLAIM_WORKLIFE"]),
+            # a preempting slot takes no further match (the docs: Requirements is False),
+            # nor does a draining one (its START is the draining START, false by default)
+            ("requirements", "Requirements",
+             _FALSE if state == State.PREEMPTING or self.draining else _REQUIREMENTS)]
         if self.draining is not None:
-            ad["Draining"] = True
-            ad["DrainReason"] = self.drain_reason
+            own.append(("draining", "Draining", to_tree(True)))
+            own.append(("drainreason", "DrainReason", to_tree(self.drain_reason)))
         claim = self.claim
         if with_claim and claim is not None and state in (State.CLAIMED, State.PREEMPTING):
-            own = [(_TIME_KEYS[name], name, literal(v)) for name, v in claim.times(now).items()]
+            own += [(_TIME_KEYS[name], name, literal(v)) for name, v in claim.times(now).items()]
             user = literal(claim.user)
             own += (("currentrank", "CurrentRank", literal(claim.rank)),
                     ("remoteowner", "RemoteOwner", user), ("remoteuser", "RemoteUser", user))
@@ -278,18 +310,28 @@ class Slot:
                 gjid = claim.job_ad.evaluate("GlobalJobId")
                 if type(gjid) is str:
                     own.append(("globaljobid", "GlobalJobId", literal(gjid)))
-            for key, name, tree in own:
+        elif with_claim:
+            own.append(("currentrank", "CurrentRank", _ZERO))
+        if len(self.published):
+            own += _pairs_of(self.published)
+        if self.cron_merge is None:
+            own += tail
+        for key, name, tree in own:
+            if key not in names:
+                names[key] = name
+            attrs[key] = tree
+            if wire is not None:
+                wire[names[key]] = tree_to_wire(tree)
+        if self.cron_merge is not None:  # it reads the ad as it is so far
+            more = _pairs_of(self.cron_merge(ad, self.slot_id)) + list(tail)
+            for key, name, tree in more:
                 if key not in names:
                     names[key] = name
                 attrs[key] = tree
-        elif with_claim:
-            if "currentrank" not in names:
-                names["currentrank"] = "CurrentRank"
-            attrs["currentrank"] = _ZERO
-        if len(self.published):
-            ad.update(self.published)
-        if self.cron_merge is not None:
-            ad.update(self.cron_merge(ad, self.slot_id))
+                if wire is not None:
+                    wire[names[key]] = tree_to_wire(tree)
+        if isinstance(ad, SealedAd):
+            ad._wire = wire
         return ad
 
     # -- events --------------------------------------------------------------------------

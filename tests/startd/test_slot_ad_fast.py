@@ -2,7 +2,9 @@
 dicts (Slot.ad, StartdState.slot_ad) is the ad built the plain way, by ``ClassAd.update``:
 the same attributes, spellings, order and values, and the same wire bytes, after any
 sequence of slot events (claims, jobs, starter updates, preemption, drains, fetched work,
-published and cron attributes, and changes to the startd-wide and ATTRS ads)."""
+published and cron attributes, and changes to the startd-wide and ATTRS ads). The sealed
+ad the collector gets carries a wire form made as it is built: the same bytes as
+``ad_to_wire`` makes of the plain ad."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import msgpack
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorsim.classad import ClassAd, ad_to_wire
+from condorsim.classad import ClassAd, SealedAd, ad_to_wire
 from condorsim.config import Config
 from daemons.startd.logic import StartdState
 from daemons.startd.machines import read_machine
@@ -187,6 +189,9 @@ def test_the_fast_slot_ad_is_the_plain_one(steps: list[tuple[str, int, int, int]
             same(s.ad(now), plain_ad(s, now))
             same(s.ad(now, with_claim=False), plain_ad(s, now, with_claim=False))
             same(state.slot_ad(s, now), plain_slot_ad(state, s, now))
+            sealed = state.slot_ad(s, now, sealed=True)
+            assert isinstance(sealed, SealedAd) and sealed._wire is not None  # made as built
+            same(sealed, plain_slot_ad(state, s, now))
 
 
 def test_an_ads_changes_leave_the_next_ad_alone() -> None:
@@ -199,3 +204,9 @@ def test_an_ads_changes_leave_the_next_ad_alone() -> None:
     first["Extra"] = 1
     del first["State"]
     same(state.slot_ad(slot, 10.0), plain_slot_ad(state, slot, 10.0))
+    sealed: Any = state.slot_ad(slot, 10.0, sealed=True)
+    sealed["Extra"] = 2  # a sealed ad changed drops the wire form made with it
+    plain = plain_slot_ad(state, slot, 10.0)
+    plain["Extra"] = 2
+    same(sealed, plain)
+    same(state.slot_ad(slot, 10.0, sealed=True), plain_slot_ad(state, slot, 10.0))
