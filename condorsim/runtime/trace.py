@@ -42,15 +42,29 @@ def _field_names(msg: Any) -> tuple[str, ...]:
     return names
 
 
+_AD_TYPES: dict[type, bool] = {}
+"""Whether each type met in a message's fields is a ClassAd (``isinstance`` against
+ClassAd, a MutableMapping, goes through ABCMeta's check in Python for every field)."""
+
+
+def _is_ad(value: Any) -> bool:
+    """``isinstance(value, ClassAd)``, asked once per type."""
+    t = type(value)
+    known = _AD_TYPES.get(t)
+    if known is None:
+        known = _AD_TYPES[t] = issubclass(t, ClassAd)
+    return known
+
+
 def _ads(msg: Any) -> list[ClassAd]:
     """The ClassAds a message carries, in field order (a list field's in its order)."""
     ads: list[ClassAd] = []
     for name in _field_names(msg):
         value = getattr(msg, name)
-        if isinstance(value, ClassAd):
+        if _is_ad(value):
             ads.append(value)
         elif isinstance(value, list | tuple):
-            ads.extend(item for item in value if isinstance(item, ClassAd))
+            ads.extend(item for item in value if _is_ad(item))
     return ads
 
 
@@ -61,7 +75,7 @@ def message_job(msg: Any) -> str | None:
         return job
     for name in _field_names(msg):
         value = getattr(msg, name)
-        if isinstance(value, ClassAd):
+        if _is_ad(value):
             cluster = value.lookup("ClusterId")  # get's KeyError costs on the many ads
             proc = value.lookup("ProcId")  # without a job id (slot ads)
             if cluster is not None and proc is not None:

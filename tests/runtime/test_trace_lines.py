@@ -81,3 +81,13 @@ def test_the_cached_names_of_ads_are_the_names_sorted_anew(
         ordered, text = _attrs_of(ads)
         assert ordered == _plain_attrs_of(ads)
         assert text == _names_json(list(ordered))
+
+
+def test_an_ad_is_told_by_its_type_as_isinstance_tells_it() -> None:
+    from condorsim.classad import SealedAd
+    from condorsim.classad._wire import ad_from_wire_lazy
+    from condorsim.runtime.trace import _is_ad
+    values: list[object] = [ClassAd(), SealedAd(), ad_from_wire_lazy({"A": 1}), "text", 3,
+                            None, [ClassAd()], {"A": 1}, b"x", m.OK()]
+    for value in values + values:  # the second time from the types kept
+        assert _is_ad(value) == isinstance(value, ClassAd)
