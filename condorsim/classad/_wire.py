@@ -159,6 +159,11 @@ def _encode_tree(tree: ExprTree) -> Any:
     return encoded
 
 
+tree_to_wire = _encode_tree
+"""The wire value of one attribute's tree, as :func:`ad_to_wire` puts it in the ad's map
+(for an ad whose map is made as the ad is built: the startd's slot ads)."""
+
+
 def _encode_pairs(pairs: Iterable[tuple[str, ExprTree]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, tree in pairs:

@@ -20,7 +20,7 @@ import random
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -62,6 +62,9 @@ class DaemonContext:
     # How the daemon was told to stop: "graceful" (SIGTERM, condor_off -graceful) or
     # "fast" (SIGQUIT, condor_off -fast). Read by the code that runs as the daemon ends.
     shutdown: str = "graceful"
+    # COLLECTOR_HOST's address and the configuration it was read from (a Config does not
+    # change once loaded; the daemon's updates ask for the address at every send)
+    _collector: tuple[Config, str] | None = field(default=None, repr=False, compare=False)
 
     def now(self) -> float:
         return trio.current_time()
@@ -76,7 +79,13 @@ class DaemonContext:
         await self.endpoint.serve(handler, task_status=task_status, port=port)
 
     def collector_address(self) -> str:
-        return collector_address(self.config)
+        config = self.config
+        kept = self._collector
+        if kept is not None and kept[0] is config:
+            return kept[1]
+        address = collector_address(config)  # raises LookupError (not kept) when unset
+        self._collector = (config, address)
+        return address
 
     def collector_updates(self) -> KeptConnection:
         """Where the daemon's updates to the collector go: one connection kept between them,

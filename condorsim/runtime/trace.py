@@ -42,15 +42,29 @@ def _field_names(msg: Any) -> tuple[str, ...]:
     return names
 
 
+_AD_TYPES: dict[type, bool] = {}
+"""Whether each type met in a message's fields is a ClassAd (``isinstance`` against
+ClassAd, a MutableMapping, goes through ABCMeta's check in Python for every field)."""
+
+
+def _is_ad(value: Any) -> bool:
+    """``isinstance(value, ClassAd)``, asked once per type."""
+    t = type(value)
+    known = _AD_TYPES.get(t)
+    if known is None:
+        known = _AD_TYPES[t] = issubclass(t, ClassAd)
+    return known
+
+
 def _ads(msg: Any) -> list[ClassAd]:
     """The ClassAds a message carries, in field order (a list field's in its order)."""
     ads: list[ClassAd] = []
     for name in _field_names(msg):
         value = getattr(msg, name)
-        if isinstance(value, ClassAd):
+        if _is_ad(value):
             ads.append(value)
         elif isinstance(value, list | tuple):
-            ads.extend(item for item in value if isinstance(item, ClassAd))
+            ads.extend(item for item in value if _is_ad(item))
     return ads
 
 
@@ -61,7 +75,7 @@ def message_job(msg: Any) -> str | None:
         return job
     for name in _field_names(msg):
         value = getattr(msg, name)
-        if isinstance(value, ClassAd):
+        if _is_ad(value):
             cluster = value.lookup("ClusterId")  # get's KeyError costs on the many ads
             proc = value.lookup("ProcId")  # without a job id (slot ads)
             if cluster is not None and proc is not None:
@@ -85,17 +99,19 @@ def message_attrs(msg: Any) -> list[str]:
 def _attrs_of(ads: list[ClassAd]) -> tuple[tuple[str, ...], str]:
     """The sorted attribute names of ``ads`` and their JSON text. An ad's names, as spelled,
     are the key of a cache: the slot ads of a pool, or the job ads of a cluster, have the
-    same names in the same order, and are sorted and written once."""
-    if len(ads) == 1:
-        key = ads[0].names()
-    else:
-        names: set[str] = set()
-        for ad in ads:
-            names.update(ad.names())
-        key = tuple(sorted(names))
+    same names in the same order, and are sorted and written once. Several ads' names are
+    keyed as a tuple of each ad's names (the job and slot ads of a STARTER_START): the
+    union is made and sorted only for a combination not seen lately."""
+    key: tuple[Any, ...] = ads[0].names() if len(ads) == 1 else tuple(ad.names() for ad in ads)
     known = _SORTED.get(key)
     if known is None:
-        ordered = tuple(sorted(key, key=str.lower))
+        if len(ads) == 1:
+            ordered = tuple(sorted(key, key=str.lower))
+        else:
+            names: set[str] = set()
+            for ad in ads:
+                names.update(ad.names())
+            ordered = tuple(sorted(sorted(names), key=str.lower))
         known = (ordered, _names_json(ordered))
         if len(_SORTED) >= 4096:
             _SORTED.clear()
@@ -103,7 +119,7 @@ def _attrs_of(ads: list[ClassAd]) -> tuple[tuple[str, ...], str]:
     return known
 
 
-_SORTED: dict[tuple[str, ...], tuple[tuple[str, ...], str]] = {}
+_SORTED: dict[tuple[Any, ...], tuple[tuple[str, ...], str]] = {}
 
 
 def _names_json(names: tuple[str, ...] | list[str]) -> str:

@@ -192,7 +192,7 @@ class Startd:
         assert self.state is not None
         slot.ad_changed = False
         await self._send_to_collector(
-            m.UPDATE_STARTD_AD(ad=self.state.slot_ad(slot, trio.current_time())))
+            m.UPDATE_STARTD_AD(ad=self.state.slot_ad(slot, trio.current_time(), sealed=True)))
 
     async def _update_loop(self) -> None:
         assert self.state is not None

@@ -69,17 +69,21 @@ class StartdState:
         slot = self._by_name.get(claim_id.rsplit("#", 1)[-1])
         return slot if slot is not None and slot.owns(claim_id) else None
 
-    def slot_ad(self, slot: Slot, now: float) -> ClassAd:
-        """The full slot ad the collector gets."""
-        ad = slot.ad(now)
+    def slot_ad(self, slot: Slot, now: float, *, sealed: bool = False) -> ClassAd:
+        """The full slot ad the collector gets (``sealed``: a SealedAd with its wire form,
+        made as it is built: see :meth:`Slot.build_ad`)."""
         # the machine's load, which HTCondor's startd puts in every slot ad
-        load = literal(sum(s.load_avg() for s in self._on_machine[id(slot.machine)]))
+        total: float = 0  # as sum() adds: from the integer 0
+        for s in self._on_machine[id(slot.machine)]:
+            total += s.load_avg()
+        load = literal(total)
         # a simulated machine has no console user: its keyboard and console have been idle
         # since the startd started (HTCondor advertises both in every slot ad)
         idle = literal(max(0, int(now) - self.start_time))
-        ad.update({"MyCurrentTime": literal(int(now)), "TotalLoadAvg": load,
-                   "TotalCondorLoadAvg": load, "KeyboardIdle": idle, "ConsoleIdle": idle})
-        return ad
+        return slot.build_ad(now, sealed=sealed, tail=(
+            ("mycurrenttime", "MyCurrentTime", literal(int(now))),
+            ("totalloadavg", "TotalLoadAvg", load), ("totalcondorloadavg", "TotalCondorLoadAvg", load),
+            ("keyboardidle", "KeyboardIdle", idle), ("consoleidle", "ConsoleIdle", idle)))
 
     def next_deadline(self) -> float | None:
         """The earliest claim lease deadline over all slots."""

@@ -37,9 +37,20 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from condorsim.classad import ClassAd, EvalContext, ExprTree, parse_expr, rank, symmetric_match
+from condorsim.classad import (
+    ClassAd,
+    EvalContext,
+    ExprTree,
+    SealedAd,
+    ad_to_wire,
+    parse_expr,
+    rank,
+    symmetric_match,
+)
 from condorsim.classad._classad import to_tree
+from condorsim.classad._wire import tree_to_wire
 
 from .actions import (
     Action,
@@ -58,9 +69,16 @@ from .states import Activity, Event, State, next_state
 _REQUIREMENTS = parse_expr("START")
 _FALSE = to_tree(False)
 _ZERO = to_tree(0.0)
+_TIME_KEYS = {name: name.lower() for name in (
+    "TotalJobRunTime", "TotalJobSuspendTime", "TotalClaimRunTime", "TotalClaimSuspendTime")}
 
 _LITERALS: dict[tuple[type, object], ExprTree] = {}
 _LITERALS_MAX = 4096
+
+
+def _pairs_of(ad: ClassAd) -> list[tuple[str, str, ExprTree]]:
+    """(lower-cased name, name as spelled, tree) of each attribute of ``ad``, in its order."""
+    return list(zip(ad._attrs, ad._names.values(), ad._attrs.values(), strict=True))
 
 
 def literal(value: str | int | float) -> ExprTree:
@@ -110,6 +128,7 @@ class Slot:
         self.machine = machine
         self.common = common if common is not None else ClassAd()
         self._kept: tuple[tuple[object, ...], ClassAd] | None = None  # (inputs, _template)
+        self._kept_wire: tuple[ClassAd, dict[str, Any]] | None = None  # (template, its wire)
         self.slot_id = slot_id
         self.name = f"slot{slot_id}@{machine.name}"
         self.cpus, self.memory, self.disk = machine.slot_share()
@@ -189,16 +208,23 @@ class Slot:
     def _template(self) -> ClassAd:
         """The start of every slot ad: the startd-wide attributes, the machine's ATTRS and
         the slot's fixed ones, in the order :meth:`ad` sets them (the changing ones hold
-        their place with a value :meth:`ad` replaces). Made again when an input changed."""
+        their place with a value :meth:`ad` replaces). Made again when an input changed:
+        the common and ATTRS ads are compared by their names and trees in order (what
+        their ``pairs()`` hold), without making the pairs."""
         m = self.machine
-        inputs = (self.common.pairs(), m.extra_attrs.pairs(), self.name, m.name, self.slot_id,
-                  self.cpus, self.memory, self.disk, m.cpus, m.memory, m.disk, m.slots,
-                  m.clock_offset)
+        common, extra = self.common, m.extra_attrs
         kept = self._kept
-        if kept is not None and kept[0] == inputs:
-            return kept[1]
-        ad = self.common.copy()
-        ad.update(m.extra_attrs)
+        if kept is not None:
+            inputs = kept[0]
+            if (inputs[2] == (self.name, m.name, self.slot_id, self.cpus, self.memory,
+                              self.disk, m.cpus, m.memory, m.disk, m.slots, m.clock_offset)
+                    and inputs[0] == tuple(common._names.values())
+                    and inputs[1] == tuple(common._attrs.values())
+                    and inputs[3] == tuple(extra._names.values())
+                    and inputs[4] == tuple(extra._attrs.values())):
+                return kept[1]
+        ad = common.copy()
+        ad.update(extra)
         ad.update({
             "MyType": "Machine", "TargetType": "Job", "Name": self.name,
             "Machine": m.name, "SlotID": self.slot_id, "SlotType": "Static",
@@ -213,7 +239,10 @@ class Slot:
             "ClaimId": "",
             "SimClockOffset": m.clock_offset,
         })
-        self._kept = (inputs, ad)
+        self._kept = ((tuple(common._names.values()), tuple(common._attrs.values()),
+                       (self.name, m.name, self.slot_id, self.cpus, self.memory, self.disk,
+                        m.cpus, m.memory, m.disk, m.slots, m.clock_offset),
+                       tuple(extra._names.values()), tuple(extra._attrs.values())), ad)
         return ad
 
     def ad(self, now: float, *, with_claim: bool = True) -> ClassAd:
@@ -221,45 +250,88 @@ class Slot:
 
         ``with_claim=False`` leaves out what the claim adds (for CLAIM_WORKLIFE, which
         HTCondor evaluates in the slot's configuration ad)."""
+        return self.build_ad(now, with_claim=with_claim)
+
+    def build_ad(self, now: float, *, with_claim: bool = True,
+                 tail: tuple[tuple[str, str, ExprTree], ...] = (),
+                 sealed: bool = False) -> ClassAd:
+        """:meth:`ad`, then ``tail``'s (lower-cased name, name, tree) set last; ``sealed``:
+        a :class:`SealedAd` whose wire form is made as it is built (for the collector).
+
+        The slot's own attributes are set straight into the copied template's dicts, the
+        names being plain ASCII and the values trees (what ``ClassAd.update`` does for
+        them, without its checks and lower-casing per name): an attribute the template
+        (or an earlier step) holds keeps its place and spelling, a new one goes last. The
+        wire form of a sealed ad is the template's, kept with it, with the values of the
+        attributes set here put in (a new attribute last, as in the ad's own order).
+        tests/startd/test_slot_ad_fast.py compares both with the ad built by updates."""
+        template = self._template()
+        ad: ClassAd = SealedAd.of(template) if sealed else template.copy()
+        attrs, names = ad._attrs, ad._names
+        wire: dict[str, Any] | None = None
+        if sealed:
+            kept = self._kept_wire
+            if kept is None or kept[0] is not template:
+                kept = self._kept_wire = (template, ad_to_wire(template))
+            wire = dict(kept[1])
+        state = self.state
         load = literal(self.load_avg())
-        ad = self._template().copy()
         policy = self.machine.policy
-        ad.update({
-            "State": literal(self.state.value), "Activity": literal(self.activity.value),
-            "EnteredCurrentState": literal(int(self.entered_state)),
-            "EnteredCurrentActivity": literal(int(self.entered_activity)),
-            "LoadAvg": load, "CondorLoadAvg": load,
-            "ClaimId": literal(self.offered_claim_id),
-            "START": policy["START"], "Rank": policy["RANK"],
-            "CLAIM_WORKLIFE": policy["CLAIM_WORKLIFE"],
+        # the first seven the template holds: each keeps its place and spelling
+        own: list[tuple[str, str, ExprTree]] = [
+            ("state", "State", literal(state.value)),
+            ("activity", "Activity", literal(self.activity.value)),
+            ("enteredcurrentstate", "EnteredCurrentState", literal(int(self.entered_state))),
+            ("enteredcurrentactivity", "EnteredCurrentActivity",
+             literal(int(self.entered_activity))),
+            ("loadavg", "LoadAvg", load), ("condorloadavg", "CondorLoadAvg", load),
+            ("claimid", "ClaimId", literal(self.offered_claim_id)),
+            ("start", "START", policy["START"]), ("rank", "Rank", policy["RANK"]),
+            ("claim_worklife", "CLAIM_WORKLIFE", policy["CLAIM_WORKLIFE"]),
             # a preempting slot takes no further match (the docs: Requirements is False),
             # nor does a draining one (its START is the draining START, false by default)
-            "Requirements": _FALSE if self.state == State.PREEMPTING or self.draining
-            else _REQUIREMENTS,
-        })
+            ("requirements", "Requirements",
+             _FALSE if state == State.PREEMPTING or self.draining else _REQUIREMENTS)]
         if self.draining is not None:
-            ad["Draining"] = True
-            ad["DrainReason"] = self.drain_reason
+            own.append(("draining", "Draining", to_tree(True)))
+            own.append(("drainreason", "DrainReason", to_tree(self.drain_reason)))
         claim = self.claim
-        if with_claim and claim is not None and self.state in (State.CLAIMED, State.PREEMPTING):
-            ad.update({name: literal(v) for name, v in claim.times(now).items()})
+        if with_claim and claim is not None and state in (State.CLAIMED, State.PREEMPTING):
+            own += [(_TIME_KEYS[name], name, literal(v)) for name, v in claim.times(now).items()]
             user = literal(claim.user)
-            ad.update({"CurrentRank": literal(claim.rank), "RemoteOwner": user,
-                       "RemoteUser": user})
+            own += (("currentrank", "CurrentRank", literal(claim.rank)),
+                    ("remoteowner", "RemoteOwner", user), ("remoteuser", "RemoteUser", user))
             if not claim.fetched:
-                ad["ClientMachine"] = literal(_host(claim.scheduler_addr))
+                own.append(("clientmachine", "ClientMachine",
+                            literal(_host(claim.scheduler_addr))))
             if claim.job_ad is not None:
-                ad["JobId"] = literal(claim.job_id())
-                ad["JobStart"] = literal(int(claim.job_started))
+                own.append(("jobid", "JobId", literal(claim.job_id())))
+                own.append(("jobstart", "JobStart", literal(int(claim.job_started))))
                 gjid = claim.job_ad.evaluate("GlobalJobId")
                 if type(gjid) is str:
-                    ad["GlobalJobId"] = literal(gjid)
+                    own.append(("globaljobid", "GlobalJobId", literal(gjid)))
         elif with_claim:
-            ad["CurrentRank"] = _ZERO
+            own.append(("currentrank", "CurrentRank", _ZERO))
         if len(self.published):
-            ad.update(self.published)
-        if self.cron_merge is not None:
-            ad.update(self.cron_merge(ad, self.slot_id))
+            own += _pairs_of(self.published)
+        if self.cron_merge is None:
+            own += tail
+        for key, name, tree in own:
+            if key not in names:
+                names[key] = name
+            attrs[key] = tree
+            if wire is not None:
+                wire[names[key]] = tree_to_wire(tree)
+        if self.cron_merge is not None:  # it reads the ad as it is so far
+            more = _pairs_of(self.cron_merge(ad, self.slot_id)) + list(tail)
+            for key, name, tree in more:
+                if key not in names:
+                    names[key] = name
+                attrs[key] = tree
+                if wire is not None:
+                    wire[names[key]] = tree_to_wire(tree)
+        if isinstance(ad, SealedAd):
+            ad._wire = wire
         return ad
 
     # -- events --------------------------------------------------------------------------

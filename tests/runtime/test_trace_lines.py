@@ -56,3 +56,38 @@ def test_every_line_is_the_records_json_text(tmp_path_factory: object, first: li
     for record, names in zip(records, ads, strict=True):
         assert record["attrs"] == sorted(names, key=str.lower)
     assert records[2]["job"] == (job or None)
+
+
+def _plain_attrs_of(ads: list[ClassAd]) -> tuple[str, ...]:
+    """The record's attrs as they were made before several ads' names were cached."""
+    if len(ads) == 1:
+        return tuple(sorted(ads[0].names(), key=str.lower))
+    names: set[str] = set()
+    for ad in ads:
+        names.update(ad.names())
+    return tuple(sorted(tuple(sorted(names)), key=str.lower))
+
+
+_cased = st.sampled_from(["a", "A", "b", "B", "Name", "NAME", "name", "x1", "X1", "é", "É"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.lists(_cased, max_size=6), max_size=4), min_size=1, max_size=6))
+def test_the_cached_names_of_ads_are_the_names_sorted_anew(
+        messages: list[list[list[str]]]) -> None:
+    from condorsim.runtime.trace import _attrs_of, _names_json
+    for ads_names in messages + messages:  # each combination again: from the cache
+        ads = [_ad(names) for names in ads_names]
+        ordered, text = _attrs_of(ads)
+        assert ordered == _plain_attrs_of(ads)
+        assert text == _names_json(list(ordered))
+
+
+def test_an_ad_is_told_by_its_type_as_isinstance_tells_it() -> None:
+    from condorsim.classad import SealedAd
+    from condorsim.classad._wire import ad_from_wire_lazy
+    from condorsim.runtime.trace import _is_ad
+    values: list[object] = [ClassAd(), SealedAd(), ad_from_wire_lazy({"A": 1}), "text", 3,
+                            None, [ClassAd()], {"A": 1}, b"x", m.OK()]
+    for value in values + values:  # the second time from the types kept
+        assert _is_ad(value) == isinstance(value, ClassAd)
