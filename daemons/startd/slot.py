@@ -486,6 +486,10 @@ class Slot:
         reason = ""
         if self.state == State.PREEMPTING:
             reason = "still preempting the previous job"
+        elif self.draining is not None or self.state == State.DRAINED:
+            # no new work while draining, as REQUEST_CLAIM is refused (the fetch hook may
+            # have run before the drain began)
+            reason = "the machine is draining"
         elif not _true(self.machine.policy["START"].evaluate(
                 my=self.ad(now), target=job, ctx=EvalContext(now=int(now)))):
             reason = "the slot's Requirements (START) are not met by the fetched job"

@@ -151,3 +151,22 @@ def test_the_throttle_waits_for_the_delay_since_the_last_completed_fetch() -> No
                             "NextFetchWorkDelay": 300}
     fs.not_willing(300, T0 + 305)
     assert fs.timer == T0 + 605
+
+
+def test_a_draining_or_drained_slot_refuses_fetched_work() -> None:
+    """A slot takes no new work while it drains, fetched or matched (its Requirements are
+    false, as REQUEST_CLAIM is refused): the fetch hook may have been run before the drain
+    began, and its job is then refused, not a crash of the startd."""
+    drained = _slot()
+    drained.drain("graceful", "test", T0)
+    assert _where(drained) == (State.DRAINED, Activity.IDLE)
+    decision = drained.fetched_work(_fetched(7), T0 + 1)
+    assert not decision.accepted and "draining" in decision.reason and decision.actions == []
+    assert _where(drained) == (State.DRAINED, Activity.IDLE)
+
+    busy = _slot()
+    assert busy.fetched_work(_fetched(7), T0).accepted
+    busy.drain("graceful", "test", T0 + 5)  # the job retires; the slot drains meanwhile
+    decision = busy.fetched_work(_fetched(8), T0 + 6)
+    assert not decision.accepted and decision.reason  # retiring, then draining: refused
+    assert busy.claim is not None and busy.claim.starter_job().startswith("7.0")
