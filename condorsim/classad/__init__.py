@@ -22,6 +22,7 @@ from ._values import ERROR, UNDEFINED, EvalContext, Value
 from ._wire import (
     LazyAd,
     SealedAd,
+    StoredAd,
     ad_from_wire,
     ad_from_wire_lazy,
     ad_from_wire_named,
@@ -48,6 +49,7 @@ __all__ = [
     "ExprTree",
     "LazyAd",
     "SealedAd",
+    "StoredAd",
     "Value",
     "ad_from_wire",
     "ad_from_wire_lazy",

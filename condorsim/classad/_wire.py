@@ -58,7 +58,7 @@ import msgpack
 from ._classad import SPECIAL_NAMES, ClassAd
 from ._errors import ClassAdSyntaxError, ClassAdWireError
 from ._parser import parse_expression
-from ._tree import AdExpr, ExprTree, ListExpr, Literal
+from ._tree import NOT_CONST, AdExpr, ExprTree, ListExpr, Literal
 from ._unparse import unparse
 from ._values import ERROR, INT_MAX, INT_MIN, UNDEFINED, AbsTime, EvalContext, RelTime, Value
 
@@ -191,7 +191,13 @@ class SealedAd(ClassAd):
 
     @classmethod
     def of(cls, ad: ClassAd) -> SealedAd:
-        """A sealed copy of ``ad`` (the expressions, being immutable, are shared)."""
+        """A sealed copy of ``ad`` (the expressions, being immutable, are shared). A
+        :class:`LazyAd` not used as a whole yet gives a :class:`StoredAd`: lazy as well, its
+        wire form made of the map it came from."""
+        if type(ad) is LazyAd and cls is SealedAd:
+            stored = _stored(ad)
+            if stored is not None:
+                return stored
         sealed = cls()
         sealed._attrs = dict(ad._attrs)
         sealed._names = dict(ad._names)
@@ -216,7 +222,7 @@ class SealedAd(ClassAd):
 
 def ad_to_wire(ad: ClassAd) -> dict[str, Any]:
     """The msgpack-ready dict of ``ad`` (see the module doc for the layout)."""
-    if type(ad) is SealedAd:
+    if type(ad) is SealedAd or type(ad) is StoredAd:
         assert isinstance(ad, SealedAd)
         wire = ad._wire
         if wire is None:
@@ -568,19 +574,27 @@ def ad_from_wire_named(mapping: Any) -> ClassAd:
     return ad
 
 
-_ATTRS_SLOT: Final[Any] = ClassAd.__dict__["_attrs"]  # the base's slots, under LazyAd's
-_NAMES_SLOT: Final[Any] = ClassAd.__dict__["_names"]  # properties
+_ATTRS_SLOT: Final[Any] = ClassAd.__dict__["_attrs"]  # the base's slots, under the
+_NAMES_SLOT: Final[Any] = ClassAd.__dict__["_names"]  # properties of LazyAd and StoredAd
+
+_Pending = tuple[dict[str, Any], dict[str, str], dict[str, Any] | None,
+                 tuple[tuple[str, str], ...]]
+"""What a :class:`LazyAd` or :class:`StoredAd` holds until its trees are made: each
+attribute's value by lower-cased name (a plain string, integer or boolean as it came, any
+other value its tree), the names as spelled, and for a LazyAd whose map may serve as a
+wire form (:func:`ad_from_wire_lazy`'s ``kept``) that map, with the (name, key) of the
+values made into trees; None and () otherwise."""
 
 
 def _lazy_slot(slot: Any) -> Any:
-    """A property over one of ClassAd's slots that first makes a LazyAd's trees."""
+    """A property over one of ClassAd's slots that first makes a lazy ad's trees."""
 
-    def get(self: LazyAd) -> Any:
+    def get(self: Any) -> Any:
         if self._pending is not None:
             self._fill()
         return slot.__get__(self)
 
-    def set_(self: LazyAd, value: Any) -> None:
+    def set_(self: Any, value: Any) -> None:
         if self._pending is not None:
             self._fill()
         slot.__set__(self, value)
@@ -588,50 +602,139 @@ def _lazy_slot(slot: Any) -> Any:
     return property(get, set_)
 
 
+def _fill(self: Any) -> None:
+    """Make the trees of a lazy ad's checked values (the others were made by the check)."""
+    pending = self._pending
+    assert pending is not None
+    self._pending = None
+    values, names = pending[0], pending[1]
+    literal = _literal
+    attrs: dict[str, ExprTree] = {}
+    for key, value in values.items():  # a value left as it came is one of these
+        t = type(value)
+        attrs[key] = literal(value) if t is str or t is bool or t is int else value
+    _ATTRS_SLOT.__set__(self, attrs)
+    _NAMES_SLOT.__set__(self, names)
+
+
+def _evaluate(self: Any, name: str, target: ClassAd | None = None,
+              ctx: EvalContext | None = None) -> Value:
+    """A lazy ad's evaluate: a plain value, a constant tree or a missing name read from the
+    pending values (what ClassAd.evaluate returns for them); anything else makes the trees."""
+    pending = self._pending
+    if pending is not None:
+        key = name.lower()
+        value = pending[0].get(key)
+        t = type(value)
+        if t is str or t is int or t is bool:
+            return value
+        if value is None:
+            if target is None and key not in SPECIAL_NAMES:
+                return UNDEFINED  # as ClassAd.evaluate: no attribute, no enclosing ad
+        else:
+            const = value._const
+            if const is not NOT_CONST:  # as ClassAd.evaluate: a literal needs no evaluation
+                return const
+    return ClassAd.evaluate(self, name, target, ctx)
+
+
+def _contains(self: Any, name: object) -> bool:
+    pending = self._pending
+    if pending is not None:
+        return isinstance(name, str) and name.lower() in pending[0]
+    return ClassAd.__contains__(self, name)
+
+
+def _names_of(self: Any) -> tuple[str, ...]:
+    pending = self._pending
+    if pending is not None:  # the names of a trace record, of each ad sent
+        return tuple(pending[1].values())
+    return ClassAd.names(self)
+
+
 class LazyAd(ClassAd):
     """The ad of a wire map that :func:`ad_from_wire_lazy` checked in full, whose literal
     trees are made when the ad is first used as a whole: until then :meth:`evaluate` of a
-    plain string, integer or boolean attribute (or a missing one) reads the map's value, which
-    is what its literal evaluates to. For an ad a daemon receives and mostly drops unread (the
-    schedd reads a matched slot ad's Name and MyAddress, and claims with the startd's own).
+    plain string, integer or boolean attribute, a constant, or a missing one reads the pending
+    values, which is what its literal evaluates to, and ``in`` and :meth:`names` read their
+    names. For an ad a
+    daemon receives and mostly drops unread (the schedd reads a matched slot ad's Name and
+    MyAddress, and claims with the startd's own), or stores (the collector: a LazyAd of an
+    update, made a :class:`StoredAd` by :meth:`SealedAd.of`).
     Any other use makes the whole ad first: it is then the ad :func:`ad_from_wire` makes."""
 
     __slots__ = ("_pending",)
 
     def __init__(self, attrs: Any = None) -> None:
-        self._pending: tuple[dict[str, Any], dict[str, str]] | None = None
+        self._pending: _Pending | None = None
         super().__init__(attrs)
 
-    def _fill(self) -> None:
-        """Make the trees of the checked values (the others were made by the check)."""
-        pending = self._pending
-        assert pending is not None
-        self._pending = None
-        values, names = pending
-        literal = _literal
-        attrs: dict[str, ExprTree] = {}
-        for key, value in values.items():  # a value left as it came is one of these
-            t = type(value)
-            attrs[key] = literal(value) if t is str or t is bool or t is int else value
-        _ATTRS_SLOT.__set__(self, attrs)
-        _NAMES_SLOT.__set__(self, names)
-
+    _fill = _fill
     # the base's two dicts, made from the pending values at their first use
     _attrs = _lazy_slot(_ATTRS_SLOT)
     _names = _lazy_slot(_NAMES_SLOT)
+    evaluate = _evaluate
+    __contains__ = _contains
+    names = _names_of
 
-    def evaluate(self, name: str, target: ClassAd | None = None,
-                 ctx: EvalContext | None = None) -> Value:
-        pending = self._pending
-        if pending is not None:
+
+class StoredAd(SealedAd):
+    """A :class:`SealedAd` made of a :class:`LazyAd` whose map serves as its wire form
+    (:meth:`SealedAd.of`; the collector's stored ads, issue 16): lazy as the LazyAd, and
+    its wire form that map, each value made into a tree encoded again (as
+    :func:`ad_to_wire` would), until the ad is used as a whole. Setting a name to a tree
+    while it is lazy sets the value in the kept wire form too (the collector's
+    LastHeardFrom); any other change makes the trees and drops the wire form, as a
+    SealedAd's. Its wire form and packed bytes are always those of the ad made in full."""
+
+    __slots__ = ("_pending",)
+
+    def __init__(self, attrs: Any = None) -> None:
+        self._pending: _Pending | None = None
+        super().__init__(attrs)
+
+    _fill = _fill
+    _attrs = _lazy_slot(_ATTRS_SLOT)
+    _names = _lazy_slot(_NAMES_SLOT)
+    evaluate = _evaluate
+    __contains__ = _contains
+    names = _names_of
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        pending, wire = self._pending, self._wire
+        if pending is not None and wire is not None and isinstance(value, ExprTree) and \
+                type(name) is str and name and name.isascii() and "\0" not in name:
+            # ClassAd.__setitem__'s checks pass for this name and tree: _store's work, on
+            # the pending values and the wire form
+            values, names = pending[0], pending[1]
             key = name.lower()
-            value = pending[0].get(key)
-            t = type(value)
-            if t is str or t is int or t is bool:
-                return value
-            if value is None and target is None and key not in SPECIAL_NAMES:
-                return UNDEFINED  # as ClassAd.evaluate: no attribute, no enclosing ad
-        return super().evaluate(name, target, ctx)
+            spelled = names.get(key)
+            if spelled is None:
+                spelled = names[key] = name
+            values[key] = value
+            wire[spelled] = _encode_tree(value)  # the names are the wire form's keys
+            self._packed = None
+            return
+        super().__setitem__(name, value)
+
+
+def _stored(ad: LazyAd) -> StoredAd | None:
+    """The :class:`StoredAd` of ``ad``, a LazyAd not used as a whole whose map was kept;
+    None for any other."""
+    pending = ad._pending
+    if pending is None or pending[2] is None:
+        return None
+    values, names, mapping, others = pending
+    wire = dict(mapping)  # type: ignore[arg-type]  # not None: tested above
+    for name, key in others:  # the values that are trees, encoded as ad_to_wire does
+        wire[name] = _encode_tree(values[key])
+    stored = StoredAd.__new__(StoredAd)
+    stored._parent = None
+    stored._shared = False
+    stored._pending = (dict(values), dict(names), None, ())
+    stored._wire = wire
+    stored._packed = None
+    return stored
 
 
 class _Shape(NamedTuple):
@@ -645,11 +748,14 @@ class _Shape(NamedTuple):
     strs: Any  # an itemgetter of the values' plain strings (a tuple of them), or None
     ints: Any  # the same for the integers
     others: tuple[int, ...]  # the places of the values made into trees (neither, nor a bool)
+    other_names: tuple[tuple[str, str], ...]  # and their (name, key)
 
 
-_LAZY_SHAPE: list[_Shape] = []
-"""The shape of the last map :func:`ad_from_wire_lazy` decoded in full (the slot ads of a
-pool's PERMISSION_AND_ADs all have one)."""
+_LAZY_SHAPES: dict[tuple[str, ...], _Shape] = {}
+"""The shapes of the last maps :func:`ad_from_wire_lazy` decoded in full, by their names:
+the last of each (a pool's slot ads have a few, claimed or not, and its collector receives
+schedd and submitter ads between them); bounded (cleared when full)."""
+_LAZY_SHAPES_MAX: Final = 64
 
 
 def _getter(places: list[int]) -> Any:
@@ -664,26 +770,27 @@ def _getter(places: list[int]) -> Any:
 def _learn_shape(mapping: dict[Any, Any], values: dict[str, Any], names: dict[str, str]) -> None:
     """Keep the shape of ``mapping``, just decoded into ``values`` and ``names``."""
     if len(values) != len(mapping):  # two names the same lower-cased: no shape
-        _LAZY_SHAPE.clear()
         return
+    if len(_LAZY_SHAPES) >= _LAZY_SHAPES_MAX:
+        _LAZY_SHAPES.clear()  # a bound, not an order: the shapes in use come back at once
     types = tuple(map(type, mapping.values()))
     strs = [i for i, t in enumerate(types) if t is str]
     ints = [i for i, t in enumerate(types) if t is int]
     others = tuple(i for i, t in enumerate(types) if t is not str and t is not int
                    and t is not bool)
-    _LAZY_SHAPE[:] = [_Shape(list(mapping), tuple(values), dict(names), types,
-                             _getter(strs), _getter(ints), others)]
+    wire_names, keys = list(mapping), tuple(values)
+    _LAZY_SHAPES[tuple(wire_names)] = _Shape(wire_names, keys, dict(names), types,
+                                             _getter(strs), _getter(ints), others,
+                                             tuple((wire_names[i], keys[i]) for i in others))
 
 
-def _lazy_shaped(mapping: dict[Any, Any]) -> tuple[dict[str, Any], dict[str, str]] | None:
-    """The values and names :func:`ad_from_wire_lazy` makes of ``mapping``, when it has the
-    names of the last shape (so checked then) and values of the same types, its strings and
+def _lazy_shaped(mapping: dict[Any, Any], kept: bool = False) -> _Pending | None:
+    """The pending values :func:`ad_from_wire_lazy` makes of ``mapping``, when it has the
+    names of a kept shape (so checked then) and values of the same types, its strings and
     integers plain ones (short, no NUL, 64 bits): checked by C-level passes over them. None
     otherwise (the general loop decides, and raises where the map is bad)."""
-    if not _LAZY_SHAPE:
-        return None
-    shape = _LAZY_SHAPE[0]
-    if list(mapping) != shape.wire_names:
+    shape = _LAZY_SHAPES.get(tuple(mapping))
+    if shape is None:
         return None
     wire = tuple(mapping.values())
     if tuple(map(type, wire)) != shape.types:
@@ -700,17 +807,23 @@ def _lazy_shaped(mapping: dict[Any, Any]) -> tuple[dict[str, Any], dict[str, str
     keys, wire_names = shape.keys, shape.wire_names
     for i in shape.others:  # in the map's order: the first bad one raises, as the loop's
         values[keys[i]] = _decode(wire[i], wire_names[i], 0)
-    return values, dict(shape.names)
+    if kept:
+        return values, dict(shape.names), mapping, shape.other_names
+    return values, dict(shape.names), None, ()
 
 
-def ad_from_wire_lazy(mapping: Any) -> ClassAd:
+def ad_from_wire_lazy(mapping: Any, kept: bool = False) -> ClassAd:
     """:func:`ad_from_wire` with every check made now and the literal trees left to the
     ad's first use as a whole (a :class:`LazyAd`); raises as :func:`ad_from_wire` does.
-    A map of the last one's shape (:func:`_lazy_shaped`) is checked by C-level passes."""
+    A map of a shape seen last time (:func:`_lazy_shaped`) is checked by C-level passes.
+
+    ``kept``: ``mapping`` is what msgpack decoded (its strings are UTF-8) and no one
+    changes it; the ad keeps it, when no two of its names are the same lower-cased, for
+    :meth:`SealedAd.of` to make the wire form of a :class:`StoredAd` of it."""
     if type(mapping) is not dict:
         return ad_from_wire(mapping)
     try:
-        shaped = _lazy_shaped(mapping)
+        shaped = _lazy_shaped(mapping, kept)
     except RecursionError:
         raise ClassAdWireError("ClassAd nested too deeply") from None
     if shaped is not None:
@@ -721,6 +834,7 @@ def ad_from_wire_lazy(mapping: Any) -> ClassAd:
         return ad
     values: dict[str, Any] = {}
     names: dict[str, str] = {}
+    others: list[tuple[str, str]] = []
     lowered = _LOWERED
     try:
         # the same checks as ad_from_wire's loop, kept inline in both: change them together
@@ -732,6 +846,7 @@ def ad_from_wire_lazy(mapping: Any) -> ClassAd:
             if not ((t is str and len(value) <= CACHE_MAX_TEXT and "\0" not in value) or
                     t is bool or (t is int and INT_MIN <= value <= INT_MAX)):
                 value = _decode(value, name, 0)  # a tree: checked, made now
+                others.append((name, key))
             if key not in names:
                 names[key] = name
             values[key] = value
@@ -741,5 +856,6 @@ def ad_from_wire_lazy(mapping: Any) -> ClassAd:
     ad = LazyAd.__new__(LazyAd)
     ad._parent = None
     ad._shared = False
-    ad._pending = (values, names)
+    ad._pending = (values, names, mapping, tuple(others)) if kept and \
+        len(values) == len(mapping) else (values, names, None, ())
     return ad

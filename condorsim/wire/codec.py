@@ -33,6 +33,7 @@ checked exactly: a msgpack boolean is not an integer here, and an integer is acc
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sys
@@ -48,6 +49,7 @@ from condorsim.classad import (
     ClassAd,
     ClassAdWireError,
     SealedAd,
+    StoredAd,
     ad_from_wire,
     ad_from_wire_lazy,
     ad_from_wire_named,
@@ -77,6 +79,16 @@ LAZY_AD_FIELDS: Final = frozenset({"PERMISSION_AND_AD.slot_ad"})
 as any ad, its trees made when first used as a whole. The schedd reads a matched slot ad's
 Name and MyAddress, then claims with the startd's own ad (issue 16: 10,000 matches in one
 cycle)."""
+
+STORED_AD_FIELDS: Final = frozenset(
+    f"{command}.ad" for command in (
+        "UPDATE_STARTD_AD", "UPDATE_SCHEDD_AD", "UPDATE_SUBMITTOR_AD", "UPDATE_NEGOTIATOR_AD",
+        "UPDATE_MASTER_AD", "UPDATE_COLLECTOR_AD", "UPDATE_GRID_AD", "UPDATE_AD_GENERIC"))
+"""The ad fields decoded as a :class:`~condorsim.classad.LazyAd` that keeps the map it came
+from: the ads of the updates a collector stores, whose stored copy
+(:meth:`~condorsim.classad.SealedAd.of`) takes that map as its wire form, so a query
+result splices it without the ad being made into trees and encoded again (issue 16: the
+collector decoded 72,000 slot ads a day in full, to read a few attributes of each)."""
 
 _COMMAND_RE: Final = re.compile(r"[A-Z][A-Z0-9_]*")
 _RESERVED_FIELDS: Final = frozenset({"cmd", "command"})
@@ -285,13 +297,13 @@ _STAMP_PACKED: Final = msgpack.packb(STAMP_KEY)
 
 def _spliced(msg: Message, spec: _Spec, stamp: Stamp | None) -> bytes | None:
     """The payload :func:`encode` makes of a listed message whose ads are all
-    :class:`SealedAd`-s (a collector's answer), spliced from their kept bytes; None for any
+    :class:`SealedAd`-s or :class:`StoredAd`-s (a collector's answer), spliced from their kept bytes; None for any
     other (encode packs it whole)."""
     ads = getattr(msg, spec.listed)  # type: ignore[arg-type]
     if type(ads) is not list or not ads:
         return None
     for ad in ads:
-        if type(ad) is not SealedAd:
+        if type(ad) is not SealedAd and type(ad) is not StoredAd:
             return None
     parts = [b"\x83" if stamp is not None else b"\x82", spec.head,
              _PACKER.pack_array_header(len(ads))]
@@ -428,6 +440,8 @@ def _converters(tp: Any, where: str) -> tuple[_Encoder, _Decoder]:
     if tp in _SCALARS:
         return _SCALARS[tp]
     if tp is ClassAd:
+        if where in STORED_AD_FIELDS:
+            return _encode_ad, _decode_stored_ad
         return _encode_ad, _decode_lazy_ad if where in LAZY_AD_FIELDS else _decode_ad
     if tp is Message:
         return _encode_nested, _decode_any_nested
@@ -500,6 +514,8 @@ def _ad_decoder(from_wire: Callable[[Any], ClassAd]) -> _Decoder:
 _decode_ad = _ad_decoder(ad_from_wire)
 # the ads of LAZY_AD_FIELDS: checked in full, their trees made at first use
 _decode_lazy_ad = _ad_decoder(ad_from_wire_lazy)
+# the ads of STORED_AD_FIELDS: lazy, keeping the map msgpack made (it is no one else's)
+_decode_stored_ad = _ad_decoder(functools.partial(ad_from_wire_lazy, kept=True))
 # the ads of a list (a query result): the same named ads come again and again
 _decode_listed_ad = _ad_decoder(ad_from_wire_named)
 
