@@ -329,6 +329,7 @@ def test_a_lazy_ad_of_the_last_shape_is_checked_and_decoded_as_any(
 def test_a_lazy_ad_of_another_shape_is_decoded_by_the_loop() -> None:
     from condorsim.classad import ad_from_wire_lazy
 
+    _wire._LAZY_SHAPES.clear()  # the shapes other tests left (of these names in any order)
     ad_from_wire_lazy({"Name": "slot1@m", "Cpus": 4})
     assert _wire._lazy_shaped({"Name": "slot2@m", "Cpus": 8}) is not None
     assert _wire._lazy_shaped({"Name": "slot2@m", "Cpus": "8"}) is None  # a type changed
