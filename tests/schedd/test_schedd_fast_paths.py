@@ -6,6 +6,7 @@ poke can move its deadline, and sends its ads at the same instants as when every
 
 from __future__ import annotations
 
+import contextlib
 import random
 import tempfile
 from pathlib import Path
@@ -163,3 +164,39 @@ def test_the_update_loop_sends_when_it_did_with_every_poke_waking_it(
     # which of the two runs first is trio's choice, in either version
     events = sorted((at + (i + 1) * 2 ** 0.5 / 1000, what) for i, (at, what) in enumerate(events))
     assert _run_loop(events, wake_always=False) == _run_loop(events, wake_always=True)
+
+
+exprs = st.sampled_from([
+    '"/bin/sleep"', '"$$(Name)"', '"a$$(Memory:1)b"', '"$ $"', '"x$$"',
+    'strcat("$$(", "Arch)")', "Memory * 2", '"say \\"$$(Arch)\\""', "12", "1.5", "true",
+    '"$$(Missing)"', "undefined", '{ "$$(OpSys)", 3 }', "[ a = \"$$(Arch)\" ]",
+    'ifThenElse(true, "$$(Arch)", "b")', '"$$OPSYS.$$ARCH"', "MY.x + 1"])
+attr_names = st.sampled_from(["Cmd", "Args", "Env", "Match_X", "MATCH_EXP_Y", "Iwd", "In",
+                              "Foo", "bar", "Requirements"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(attr_names, exprs), max_size=8), st.booleans())
+def test_the_shadow_gets_the_job_ad_expand_dollar_dollar_gives(
+        attrs: list[tuple[str, str]], share: bool) -> None:
+    from condorsim.classad import ClassAd, DollarDollarError, EvalContext, expand_dollar_dollar
+    from condorsim.classad._unparse import unparse
+    from daemons.schedd.claims import job_ad_for_shadow, may_hold_dollar_dollar
+
+    slot = ClassAd.parse_new('[ Name = "slot1@h"; Memory = 1024; Cpus = 2; Arch = "X86_64";'
+                             ' OpSys = "LINUX" ]')
+    job = ClassAd.parse_new("[ " + "; ".join(f"{n} = {e}" for n, e in attrs) + " ]")
+    if share:  # a second proc of the cluster: the same trees, seen before
+        with contextlib.suppress(DollarDollarError):
+            job_ad_for_shadow(job, slot, EvalContext(now=T0))
+        job = job.copy()
+    assert may_hold_dollar_dollar(job) == any(
+        "$$" in unparse(tree, old_syntax=True) for _, tree in job.pairs())
+
+    def outcome(fn: Any) -> Any:
+        try:
+            return [(n, str(t)) for n, t in fn(job, slot, EvalContext(now=T0)).pairs()]
+        except DollarDollarError as e:
+            return ("error", str(e))
+
+    assert outcome(job_ad_for_shadow) == outcome(expand_dollar_dollar)
