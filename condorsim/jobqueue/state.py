@@ -69,6 +69,11 @@ class QueueAd(MutableMapping[str, str]):
     def __len__(self) -> int:
         return len(self._attrs)
 
+    def spelled_items(self) -> Iterable[tuple[str, str]]:
+        """(name as first spelled, text) of each attribute: ``items()`` without a lookup
+        per name (what a compaction writes, every attribute of every ad)."""
+        return self._attrs.values()
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, QueueAd):
             return NotImplemented

@@ -40,6 +40,7 @@ from collections.abc import Iterable
 from types import TracebackType
 
 from condorsim.jobqueue.records import (
+    OP_SET_ATTRIBUTE,
     BeginTransaction,
     DestroyAd,
     EndTransaction,
@@ -127,7 +128,10 @@ def state_records(state: QueueState, sequence_number: int) -> str:
     parts = [format_record(header)]
     for key, ad in state.ads.items():
         parts.append(format_record(NewAd(key, ad.mytype, ad.targettype)))
-        parts.extend(format_record(SetAttr(key, name, text)) for name, text in ad.items())
+        # format_record(SetAttr(key, name, text)) of each attribute, the line made at once
+        # (a compaction writes every attribute of every job)
+        head = f"{OP_SET_ATTRIBUTE} {key} "
+        parts.extend([f"{head}{name} {text}\n" for name, text in ad.spelled_items()])
     return "".join(parts)
 
 

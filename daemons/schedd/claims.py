@@ -37,9 +37,12 @@ from condorsim.classad import (
     ClassAd,
     DollarDollarError,
     EvalContext,
+    ExprTree,
     expand_dollar_dollar,
     symmetric_match,
 )
+from condorsim.classad._tree import Literal
+from condorsim.classad._unparse import unparse
 from condorsim.jobs.codes import HoldCode, JobStatus, ShadowExit
 from condorsim.jobs.managed import needs_a_slot
 from condorsim.runtime.pipeline import RequestPipe
@@ -63,6 +66,47 @@ ALIVE_CONNECTIONS = 256
 # queue, and a fifth of them were reset ("Connection reset by peer") and matched again a
 # cycle later; in flight 256 at a time they are the same messages at the same instant.
 STARTD_CONNECTIONS = 256
+
+
+_DOLLAR_TEXTS: dict[int, tuple[ExprTree, bool]] = {}
+"""Per expression (by identity; the entry keeps its tree alive, so an id is not reused while
+it is there): whether its old-syntax text holds "$$". The procs of a cluster share most
+of their trees, so a job's start looks most of them up instead of printing them."""
+_DOLLAR_TEXTS_MAX = 4096
+
+
+def may_hold_dollar_dollar(ad: ClassAd) -> bool:
+    """False when no attribute's old-syntax text holds "$$": :func:`expand_dollar_dollar`
+    then gives a plain copy of ``ad`` (it expands only the attributes whose text holds
+    "$$"). True may be said of an ad it leaves as it is (a match_* attribute)."""
+    kept = _DOLLAR_TEXTS
+    for _, tree in ad.pairs():
+        if type(tree) is Literal:
+            # a string's old-syntax text is the string with \" for each quote: "$$" in one
+            # is "$$" in the other; no other literal's text has a "$"
+            value = tree.value
+            if type(value) is str and "$$" in value:
+                return True
+            continue
+        hit = kept.get(id(tree))
+        if hit is not None and hit[0] is tree:
+            found = hit[1]
+        else:
+            found = "$$" in unparse(tree, old_syntax=True)
+            if len(kept) >= _DOLLAR_TEXTS_MAX:
+                kept.clear()  # a bound, not an order
+            kept[id(tree)] = (tree, found)
+        if found:
+            return True
+    return False
+
+
+def job_ad_for_shadow(job_ad: ClassAd, slot_ad: ClassAd, ctx: EvalContext) -> ClassAd:
+    """The job ad with its $$() filled in from the slot (:func:`expand_dollar_dollar`),
+    without printing every attribute of a job that has none."""
+    if not may_hold_dollar_dollar(job_ad):
+        return job_ad.copy()
+    return expand_dollar_dollar(job_ad, slot_ad, ctx)
 
 
 @dataclass
@@ -179,7 +223,7 @@ class ClaimKeeper:
         self._lease_of(q.jobs[job])
         self.schedd.poke()
         try:
-            ad = expand_dollar_dollar(q.jobs[job], claim.slot_ad, EvalContext(now=now))
+            ad = job_ad_for_shadow(q.jobs[job], claim.slot_ad, EvalContext(now=now))
         except DollarDollarError as e:
             shadow_exited(q, job, ShadowExit.JOB_NOT_STARTED, ClassAd(), now)
             q.hold(job, f"Cannot expand $$({e})", HoldCode.UNSPECIFIED, 0, now)

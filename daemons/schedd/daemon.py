@@ -61,6 +61,7 @@ class Schedd:
     def __init__(self) -> None:
         self.queue: JobQueue | None = None
         self._wakeup = trio.Event()
+        self._wake_on_change = False  # see poke()
         self._reschedule_pending = False
         self._local_wake: dict[JobId, trio.Event] = {}
         self._last_owners: set[str] = set()
@@ -68,6 +69,7 @@ class Schedd:
         self._cron_set: JobSet | None = None
         self._policy_set: JobSet | None = None
         self._owner_counts: OwnerCounts | None = None
+        self._host_attrs: tuple[object, dict[str, Any]] | None = None
 
     # -- life cycle
 
@@ -151,8 +153,14 @@ class Schedd:
         self.queue.transforms = transforms
 
     def poke(self) -> None:
-        """The queue changed: the collector update comes soon."""
-        self._wakeup.set()
+        """The queue changed: the collector update comes soon.
+
+        The update loop is woken only when a change can move its deadline: while it waits
+        for a deadline made with the queue already changed (or a reschedule pending), a
+        wake would only find the same deadline again (see :meth:`_update_loop`), and the
+        schedd pokes at every job start and exit."""
+        if self._wake_on_change:
+            self._wakeup.set()
 
     def need_reschedule(self) -> None:
         """Ask the negotiator for a cycle -- after the collector has our new counts.
@@ -193,8 +201,15 @@ class Schedd:
                     self._reschedule_pending = False
                     await self._reschedule()
                 continue
+            # Waiting with neither flag set, a change brings the deadline forward (to
+            # last + min_interval): a poke must wake the loop. With either set, the deadline
+            # is already min(last + interval, last + min_interval) (``now`` is before it),
+            # which a later change leaves as it is: the flags only turn true meanwhile
+            # (this loop alone clears them) and ``now`` stays before the deadline.
+            self._wake_on_change = not (self.queue.changed or self._reschedule_pending)
             with trio.move_on_at(due):
                 await self._wakeup.wait()
+            self._wake_on_change = False
             self._wakeup = trio.Event()
 
     async def _policy_loop(self) -> None:
@@ -283,11 +298,19 @@ class Schedd:
         """The submit host as the schedd's ad shows it (Scheduler::publish): Arch, OpSys,
         Memory (MB), Disk (KB), Cpus -- what a local job's Requirements are matched against.
         HTCondor detects them; condorsim takes ARCH, OPSYS, MEMORY, NUM_CPUS from the
-        configuration (16 GiB and 100 GB of disk when unset) so that runs are reproducible."""
+        configuration (16 GiB and 100 GB of disk when unset) so that runs are reproducible.
+
+        Read once per configuration (a Config does not change once loaded; a reconfig
+        brings a new one), not at every ad: the dict is the schedd's own, not to change."""
         cfg = self.ctx.config
-        return {"Arch": cfg.get("ARCH") or "X86_64", "OpSys": cfg.get("OPSYS") or "LINUX",
-                "Memory": cfg.get_int("MEMORY", 16384) if cfg.get("MEMORY") else 16384,
-                "Disk": 100_000_000, "Cpus": max(1, cfg.get_int("NUM_CPUS", 1))}
+        kept = self._host_attrs
+        if kept is not None and kept[0] is cfg:
+            return kept[1]
+        attrs = {"Arch": cfg.get("ARCH") or "X86_64", "OpSys": cfg.get("OPSYS") or "LINUX",
+                 "Memory": cfg.get_int("MEMORY", 16384) if cfg.get("MEMORY") else 16384,
+                 "Disk": 100_000_000, "Cpus": max(1, cfg.get_int("NUM_CPUS", 1))}
+        self._host_attrs = (cfg, attrs)
+        return attrs
 
     def _start_expressions(self) -> dict[int, str]:
         try:

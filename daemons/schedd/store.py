@@ -307,8 +307,11 @@ class JobStore:
     def destroy(self, job: JobId, *, durable: bool = True) -> ClassAd:
         """Remove a job from the queue (and its cluster ad with its last proc)."""
         ops: list[Op] = [DestroyAd(proc_key(*job))]
-        rest = self.by_cluster.get(job[0], set()) - {job}
-        if not rest and cluster_key(job[0]) in self.log.state:
+        # the cluster's last proc: no other member (not a copy of the cluster's set less
+        # this job, which cost O(procs) at every job's leaving)
+        members = self.by_cluster.get(job[0], ())
+        last = len(members) <= 1 and (not members or job in members)
+        if last and cluster_key(job[0]) in self.log.state:
             ops.append(DestroyAd(cluster_key(job[0])))
         self._commit(ops, durable)
         self._unindex(job)
