@@ -74,11 +74,11 @@ UNPACK_LIMITS: Final[Mapping[str, int]] = types.MappingProxyType(
     }
 )
 
-LAZY_AD_FIELDS: Final = frozenset({"PERMISSION_AND_AD.slot_ad"})
+LAZY_AD_FIELDS: Final = frozenset({"PERMISSION_AND_AD.slot_ad", "SHADOW_START.slot_ad"})
 """The ad fields (``COMMAND.field``) decoded as a :class:`~condorsim.classad.LazyAd`: checked
 as any ad, its trees made when first used as a whole. The schedd reads a matched slot ad's
 Name and MyAddress, then claims with the startd's own ad (issue 16: 10,000 matches in one
-cycle)."""
+cycle); the shadow reads the slot ad of a job it starts for its Name only (issue 16)."""
 
 STORED_AD_FIELDS: Final = frozenset(
     f"{command}.ad" for command in (

@@ -288,8 +288,12 @@ class Shadow:
             job.activated(trio.current_time())
             while True:
                 msg: Message | _PushNow | None = None
-                with trio.move_on_at(min(inst.next_push, inst.next_policy)):
+                deadline = min(inst.next_push, inst.next_policy)
+                if deadline == math.inf:  # no timer yet: a scope that can never fire, saved
                     msg = await inst.receive.receive()
+                else:
+                    with trio.move_on_at(deadline):
+                        msg = await inst.receive.receive()
                 now = trio.current_time()
                 if msg is None:
                     if now >= inst.next_push:

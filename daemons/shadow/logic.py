@@ -153,10 +153,14 @@ class ShadowJob(DirtyAd):
     def register_job_info(self, ad: ClassAd, now: float) -> list[LogEvent]:
         """Merge a starter update; an IMAGE_SIZE event when the image grew."""
         self.had_contact(now)
+        lookup = self.ad.lookup
         for name, tree in ad.pairs():
-            if name.lower() in ("jobstate", "jobstartdate"):
+            key = name.lower()
+            if key == "jobstate" or key == "jobstartdate":
                 continue
-            if self.ad.lookup(name) != tree:
+            old = lookup(key)
+            # a tree is equal to itself (ExprTree.__eq__): the same shared literal, unchanged
+            if old is not tree and old != tree:
                 self.set(name, tree)
         size = _int(ad.evaluate("ImageSize"))
         if size > self.max_image_size:
