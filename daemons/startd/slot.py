@@ -35,7 +35,7 @@ WANT_VACATE is false), KILL or MachineMaxVacateTime turns vacating into killing.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -316,20 +316,17 @@ class Slot:
             own += _pairs_of(self.published)
         if self.cron_merge is None:
             own += tail
-        for key, name, tree in own:
-            if key not in names:
-                names[key] = name
-            attrs[key] = tree
-            if wire is not None:
-                wire[names[key]] = tree_to_wire(tree)
-        if self.cron_merge is not None:  # it reads the ad as it is so far
-            more = _pairs_of(self.cron_merge(ad, self.slot_id)) + list(tail)
-            for key, name, tree in more:
+        def put(pairs: Iterable[tuple[str, str, ExprTree]]) -> None:
+            for key, name, tree in pairs:
                 if key not in names:
                     names[key] = name
                 attrs[key] = tree
                 if wire is not None:
                     wire[names[key]] = tree_to_wire(tree)
+
+        put(own)
+        if self.cron_merge is not None:  # it reads the ad as it is so far
+            put(_pairs_of(self.cron_merge(ad, self.slot_id)) + list(tail))
         if isinstance(ad, SealedAd):
             ad._wire = wire
         return ad
