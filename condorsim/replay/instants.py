@@ -54,6 +54,15 @@ class ReplayHost(CoordinatorHost):
     moved: trio.Event = field(default_factory=trio.Event)
     others_had_eoi: bool = False
 
+    def __post_init__(self) -> None:
+        # a task waiting for the clock to move (wait_moved) runs as soon as it has: the
+        # coordinator then runs this process at the jump, so that task acts thawed, at
+        # that instant (a frozen process runs no code: see condorsim.runtime.coordinator)
+        self.coordinator.local_waits_for_jumps = self._someone_waits_for_a_jump
+
+    def _someone_waits_for_a_jump(self) -> bool:
+        return self.moved.statistics().tasks_waiting > 0
+
     def _apply(self, actions: list[Action]) -> None:
         if not actions:  # most reports decide nothing (someone is still running)
             super()._apply(actions)

@@ -61,6 +61,7 @@ or reads a clock.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 SHARED = "*"
@@ -120,14 +121,18 @@ class CoordinatorError(Exception):
 class Coordinator:
     """Decides when the pool's simulated time may move, and to where.
 
-    ``local`` names the participant that lives in the host's own process. It is run like
-    the others, only when its timer is due or it has end-of-instant work: the host moves its
-    clock at every jump (:class:`Advance`), which wakes none of its tasks before their time.
+    ``local`` names the participant that lives in the host's own process. It is run at a
+    jump when its timer is due, or when ``local_waits_for_jumps`` says one of its tasks
+    waits for the clock to move (the replay's driver: the host wakes it at every
+    :class:`Advance`, and what it does then must run in a thawed process, at that instant);
+    otherwise not: the host moves its clock at every jump, which wakes none of its timers
+    before their time. In an end-of-instant round it is run when it has such work.
     """
 
     now: float
     limit: float = math.inf
     local: str | None = None
+    local_waits_for_jumps: Callable[[], bool] | None = field(default=None, compare=False)
     round: int = 0
     jumps: int = 0
     runs: int = 0  # RUNs sent (one per participant run), jumps' and holds' alike
@@ -318,4 +323,8 @@ class Coordinator:
         self.jumps += 1
         self.round += 1
         due = [n for n, r in reports.items() if r.next_deadline <= self.now]
+        local = self.local
+        if local is not None and local in reports and local not in due and \
+                self.local_waits_for_jumps is not None and self.local_waits_for_jumps():
+            due.append(local)
         return [Advance(self.now), *self._run(due)]

@@ -42,6 +42,18 @@ def test_the_hosts_own_process_is_run_only_when_its_timer_is_due():
     assert c.report("a", 0, 0, 0, 20.0, False) == [Advance(20.0), Run(("a", "master"), 20.0)]
 
 
+def test_the_hosts_own_process_is_run_at_every_jump_while_a_task_of_it_waits_for_one():
+    c = _pool("master", "a")
+    c.local = "master"
+    waiting = [True]
+    c.local_waits_for_jumps = lambda: waiting[0]
+    c.report("master", 0, 0, 0, 20.0, False)
+    assert c.report("a", 0, 0, 0, 10.0, False) == [Advance(10.0), Run(("a", "master"), 10.0)]
+    waiting[0] = False
+    c.report("master", 0, 0, 0, 20.0, False)
+    assert c.report("a", 0, 0, 0, 15.0, False) == [Advance(15.0), Run(("a",), 15.0)]
+
+
 def test_no_jump_while_a_message_is_on_its_way_to_a_frozen_process():
     c = _pool("a", "b")
     # a sent one message that b has not handled: the sums do not balance.
