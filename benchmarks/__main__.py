@@ -15,9 +15,16 @@ from collections.abc import Callable
 BENCHES = ["classad", "crontab", "wire", "vtime", "pool", "p2", "scale", "router", "sweep"]
 
 
+def interpreter_line() -> str:
+    """Which Python the figures were measured on: two builds of one version differ by
+    some 10-15% on the pool's work (tools/pick_python.py)."""
+    return f"python {sys.version.split()[0]} at {sys.executable} (from {sys.base_prefix})"
+
+
 def main(argv: list[str]) -> int:
     names = argv or BENCHES
     failed = 0
+    print(f"== {interpreter_line()}", flush=True)
     for name in names:
         try:
             module = importlib.import_module(f"benchmarks.bench_{name}")
