@@ -322,11 +322,14 @@ class Matchmaker:
     def _judge(self, slot: ClassAd, job: ClassAd, submitter: str, submitter_eup: float,
                ) -> tuple[tuple[float, float, float, int, float], Preemption, ClassAd] | None:
         """Whether ``slot`` may take ``job``: its sort key (but the name), the preemption
-        and the slot ad as evaluated; None if it may not."""
-        if not symmetric_match(job, slot, self.ctx):
-            return None
+        and the slot ad as evaluated; None if it may not.
+
+        The slot's state is asked before the two Requirements: both must allow the match,
+        neither changes anything, and in a busy pool most slots are claimed by jobs that
+        no idle one may preempt, which :meth:`classify` tells from a few attributes (the
+        symmetric match evaluates both ads' Requirements)."""
         found = self.classify(slot, job, submitter, submitter_eup)
-        if found is None:
+        if found is None or not symmetric_match(job, slot, self.ctx):
             return None
         preemption, evaluated = found
         pre = self._eval(self.policy.pre_job_rank, evaluated, job)

@@ -131,3 +131,36 @@ def test_equal_trees_of_other_objects_join_their_group_in_slot_order() -> None:
     slots[1]["START"] = parse_expr(str(slots[1]["START"]))  # equal, not the same object
     mm = Matchmaker(slots, POLICY, NOW, lambda user: 500.0)
     assert mm._alike(job) == [["slot0@m0", "slot1@m1", "slot2@m2"]]
+
+
+def _plain_judge(mm: Matchmaker, slot: ClassAd, job: ClassAd) -> object:
+    """The judgement in HTCondor's order: the symmetric match, then the slot's state."""
+    from condorsim.classad import symmetric_match
+    if not symmetric_match(job, slot, mm.ctx):
+        return None
+    found = mm.classify(slot, job, "alice@x", 500.0)
+    if found is None:
+        return None
+    preemption, evaluated = found
+    return preemption, evaluated
+
+
+@settings(max_examples=60, deadline=None)
+@given(slot_choices, st.sampled_from(["TARGET.Memory >= 1024", "true", "Memory > 600",
+                                      "TARGET.State == \"Claimed\"", "undefined", "error"]),
+       st.sampled_from(["TARGET.KFlops", "0", "-TARGET.Memory"]), st.integers(0, 5))
+def test_the_state_asked_first_judges_as_the_match_first(
+        choices: list[tuple[int, int, int, int, int, int]], requirements: str, rank: str,
+        prio: int) -> None:
+    job = ClassAd.parse(f'[ MyType = "Job"; Owner = "alice"; JobPrio = {prio}; '
+                        f'Requirements = {requirements}; Rank = {rank} ]')
+    prios = {"bob@x": 900.0, "carol@x": 100.0}
+    mm = Matchmaker(_slots(choices), POLICY, NOW, lambda user: prios.get(user, 500.0))
+    for slot in mm.slots.values():
+        judged = mm._judge(slot, job, "alice@x", 500.0)
+        plain = _plain_judge(mm, slot, job)
+        if plain is None:
+            assert judged is None
+        else:
+            assert judged is not None
+            assert (judged[1], judged[2]) == plain
