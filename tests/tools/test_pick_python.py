@@ -25,9 +25,14 @@ def picker() -> ModuleType:
 
 
 def _fake(picker: ModuleType, monkeypatch: pytest.MonkeyPatch,
-          times: dict[str, float | None], on_path: str = "/a/python3") -> None:
-    monkeypatch.setattr(picker, "candidates", lambda: list(times))
-    monkeypatch.setattr(picker, "probe", lambda path: times[path])
+          times: dict[str, float | None], on_path: str = "/a/python3",
+          versions: dict[str, str] | None = None) -> None:
+    def probe(path: str) -> tuple[str, float] | None:
+        took = times[path]
+        return None if took is None else ((versions or {}).get(path, "3.11"), took)
+
+    monkeypatch.setattr(picker, "candidates", lambda version: list(times))
+    monkeypatch.setattr(picker, "probe", probe)
     monkeypatch.setattr(picker.shutil, "which", lambda name: on_path)
 
 
@@ -43,6 +48,25 @@ def test_python3_stays_unless_another_is_clearly_faster(
     assert picker.pick() == "python3"
 
 
+def test_only_builds_of_python3s_version_compete(picker: ModuleType,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # a faster interpreter of another version is not the one the dependencies were chosen for
+    _fake(picker, monkeypatch, {"/a/python3": 0.02, "/usr/bin/python3.12": 0.01},
+          versions={"/usr/bin/python3.12": "3.12"})
+    assert picker.pick() == "python3"
+
+
+def test_each_candidate_keeps_its_best_turn(picker: ModuleType,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # the faster build measured slow once (the machine busy for a moment) still wins
+    turns = {"/a/python3": iter([0.020, 0.021, 0.020]),
+             "/usr/bin/python3.11": iter([0.050, 0.012, 0.013])}
+    monkeypatch.setattr(picker, "candidates", lambda version: list(turns))
+    monkeypatch.setattr(picker, "probe", lambda path: ("3.11", next(turns[path], 0.02)))
+    monkeypatch.setattr(picker.shutil, "which", lambda name: "/a/python3")
+    assert picker.pick() == "/usr/bin/python3.11"
+
+
 def test_unusable_candidates_are_skipped(picker: ModuleType,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     # a faster interpreter that cannot make a venv (no ensurepip) is not chosen
@@ -54,14 +78,16 @@ def test_unusable_candidates_are_skipped(picker: ModuleType,
 
 def test_the_probe_times_a_real_interpreter_and_refuses_a_broken_one(
         picker: ModuleType, tmp_path: Path) -> None:
-    took = picker.probe(sys.executable)
-    assert isinstance(took, float) and 0 < took < 5
+    found = picker.probe(sys.executable)
+    assert found is not None
+    version, took = found
+    assert version == f"{sys.version_info[0]}.{sys.version_info[1]}" and 0 < took < 5
     broken = tmp_path / "python3.11"
-    broken.write_text("#!/bin/sh\necho True nonsense\nexit 0\n")
+    broken.write_text("#!/bin/sh\necho True 3.11 nonsense\nexit 0\n")
     broken.chmod(broken.stat().st_mode | stat.S_IXUSR)
     assert picker.probe(str(broken)) is None
     old = tmp_path / "python3"
-    old.write_text("#!/bin/sh\necho False None\n")
+    old.write_text("#!/bin/sh\necho False 3.10 None\n")
     old.chmod(old.stat().st_mode | stat.S_IXUSR)
     assert picker.probe(str(old)) is None
     assert picker.probe(str(tmp_path / "absent")) is None
