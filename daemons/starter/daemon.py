@@ -60,13 +60,13 @@ from .localjob import LocalLog
 from .logic import (
     DeferralAction,
     PayloadClock,
+    UpdateAd,
     deferral_decision,
     exit_ad,
     payload_exit_code,
     payload_runtime,
     provisioned_ad,
     starter_ad,
-    usage_ad,
 )
 from .real import SpawnError, finished, spawn
 from .watch import wait_until_gone
@@ -164,6 +164,7 @@ class _Instance:
     fetched: bool = False  # no shadow: the startd fetched this job
     hooks: JobHooks = field(default_factory=JobHooks)
     local: LocalLog | None = None  # a fetched job's StarterUserLog
+    update_ad: UpdateAd | None = None  # made at the first update
 
 
 class Starter:
@@ -502,8 +503,10 @@ class Starter:
 
     async def _update(self, inst: _Instance, now: float, periodic: bool = True) -> None:
         assert inst.clock is not None
-        ad = usage_ad(inst.job_ad, inst.clock, now, inst.pid)
-        ad.update(provisioned_ad(inst.slot_ad))
+        made = inst.update_ad
+        if made is None:
+            made = inst.update_ad = UpdateAd(inst.job_ad, inst.slot_ad, inst.clock, inst.pid, now)
+        ad = made.at(now)
         if periodic:
             submit_update_info(self, self._lane, inst, ad)
         if inst.local is not None and not periodic:

@@ -18,7 +18,9 @@ import enum
 import shlex
 from dataclasses import dataclass
 
-from condorsim.classad import ClassAd, EvalContext
+from condorsim.classad import ClassAd, EvalContext, SealedAd, ad_to_wire
+from condorsim.classad._classad import to_tree
+from condorsim.classad._tree import Literal
 
 STARTER_UPDATE_ATTRS = (
     "JobState", "NumPids", "JobPid", "JobStartDate", "ImageSize", "ResidentSetSize",
@@ -229,6 +231,59 @@ def usage_ad(job_ad: ClassAd, clock: PayloadClock, now: float, pid: int) -> Clas
         "RemoteUserCpu": float(int(cpu)),
         "RemoteSysCpu": 0.0,
     })
+
+
+class UpdateAd:
+    """A running job's update ad, made once: what :func:`usage_ad` and :func:`provisioned_ad`
+    give merged (``usage_ad(...)`` updated with ``provisioned_ad(...)``), at any later ``now``.
+
+    While the payload runs neither the job ad nor the slot ad changes (the prepare hooks,
+    which change the job ad, have run), nor do the pid and the start: of the update's
+    attributes only JobState and RemoteUserCpu move. So the merged ad and its wire form
+    are made at the first update, and each later one copies them and sets those two
+    values: the same names in the same order, the same trees, the same wire map. The ad
+    is a :class:`SealedAd` whose wire form is already set, so the update's two messages
+    (REGISTER_JOB_INFO and STARTER_UPDATE) encode it without a pass over its attributes
+    (any change to the ad drops that form).
+    """
+
+    def __init__(self, job_ad: ClassAd, slot_ad: ClassAd, clock: PayloadClock, pid: int,
+                 now: float) -> None:
+        ad = usage_ad(job_ad, clock, now, pid)
+        provisioned = provisioned_ad(slot_ad)
+        # never so (no resource's attribute is named thus), but then only the plain way is right
+        self._plain = "jobstate" in provisioned or "remoteusercpu" in provisioned
+        ad.update(provisioned)
+        self._args = (job_ad, slot_ad, clock, pid)
+        self._clock = clock
+        self._attrs = ad._attrs
+        self._names = ad._names
+        self._wire = ad_to_wire(ad)
+        self._state_name = ad._names["jobstate"]
+        self._cpu_name = ad._names["remoteusercpu"]
+
+    def at(self, now: float) -> ClassAd:
+        """The update ad at ``now``: equal to ``usage_ad`` merged with ``provisioned_ad``."""
+        if self._plain:
+            job_ad, slot_ad, clock, pid = self._args
+            plain = usage_ad(job_ad, clock, now, pid)
+            plain.update(provisioned_ad(slot_ad))
+            return plain
+        clock = self._clock
+        state = "Suspended" if clock.suspended else "Running"
+        cpu = float(int(clock.running_seconds(now)))
+        ad = SealedAd.__new__(SealedAd)
+        ad._parent = None
+        ad._shared = False
+        ad._packed = None
+        ad._names = dict(self._names)
+        attrs = ad._attrs = dict(self._attrs)
+        attrs["jobstate"] = to_tree(state)
+        attrs["remoteusercpu"] = Literal(cpu)
+        wire = ad._wire = dict(self._wire)
+        wire[self._state_name] = state
+        wire[self._cpu_name] = cpu
+        return ad
 
 
 def exit_ad(

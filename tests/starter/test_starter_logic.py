@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorsim.classad import ClassAd
+from condorsim.classad import ClassAd, SealedAd, ad_to_wire
+from condorsim.wire import encode
+from condorsim.wire import messages as m
 from daemons.starter.logic import (
     DeferralAction,
     PayloadClock,
+    UpdateAd,
     deferral_decision,
     exit_ad,
     payload_exit_code,
     payload_runtime,
+    provisioned_ad,
     usage_ad,
 )
 
@@ -139,3 +145,63 @@ def test_the_exit_ad_says_how_the_job_ended() -> None:
     assert normal.evaluate("JobDuration") == 100.0
     killed = exit_ad(job(), clock, 40.0, 1, None)
     assert killed.evaluate("ExitBySignal") is True and "ExitCode" not in killed
+
+
+_SIZES = st.one_of(st.none(), st.integers(-5, 10**7), st.floats(-5, 1e7, allow_nan=False),
+                   st.sampled_from(['"big"', "UNDEFINED", "1 + 2"]))
+_RESOURCES = st.lists(st.sampled_from(["Cpus", "cpus", "Disk", "Memory", "GPUs", "JobState",
+                                       "RemoteUserCpu", "Swap"]), max_size=5)
+
+
+@st.composite
+def _update_case(draw: st.DrawFn) -> tuple[ClassAd, ClassAd, PayloadClock, int, list[float]]:
+    job_text = "".join(f"{attr} = {value}; " for attr in
+                       ("SimImageSize", "ImageSize", "SimDiskUsage", "DiskUsage")
+                       if (value := draw(_SIZES)) is not None)
+    names = draw(_RESOURCES)
+    slot_text = "".join(f"{name} = {draw(st.integers(0, 64))}; " for name in names)
+    slot_text += "".join(f"Assigned{name} = \"{name}-0\"; " for name in names
+                         if draw(st.booleans()))
+    if draw(st.booleans()):
+        slot_text += f'MachineResources = "{", ".join(draw(_RESOURCES))}"; '
+    started = draw(st.integers(NOW, NOW + 10**6)) + draw(st.sampled_from([0.0, 0.25]))
+    clock = PayloadClock(started, float(draw(st.integers(1, 10**5))))
+    times = sorted(draw(st.lists(st.floats(0, 10**5, allow_nan=False), min_size=1, max_size=8)))
+    return (job(job_text), ClassAd.parse(f"[ Name = \"slot1@x\"; {slot_text}]"), clock,
+            draw(st.integers(1000, 10**6)), [started + t for t in times])
+
+
+@given(_update_case(), st.lists(st.booleans(), min_size=8, max_size=8))
+@settings(max_examples=300, deadline=None)
+def test_the_made_update_ad_is_the_plain_one(
+    case: tuple[ClassAd, ClassAd, PayloadClock, int, list[float]], suspends: list[bool],
+) -> None:
+    """UpdateAd.at gives, at every update, what usage_ad merged with provisioned_ad gives:
+    the same names in the same order, the same trees, the same wire map and message bytes,
+    while the clock is suspended and resumed between updates."""
+    job_ad, slot_ad, clock, pid, times = case
+    made: UpdateAd | None = None
+    for now, suspend in zip(times, suspends, strict=False):
+        (clock.suspend if suspend else clock.resume)(now)
+        plain = usage_ad(job_ad, clock, now, pid)
+        plain.update(provisioned_ad(slot_ad))
+        if made is None:
+            made = UpdateAd(job_ad, slot_ad, clock, pid, now)
+        fast = made.at(now)
+        assert fast.names() == plain.names()
+        assert fast == plain
+        assert list(ad_to_wire(fast).items()) == list(ad_to_wire(plain).items())
+        for msg in (m.REGISTER_JOB_INFO(job="1.0", ad=fast),
+                    m.STARTER_UPDATE(claim_id="<c>#1", ad=fast)):
+            twin = dataclasses.replace(msg, ad=plain)
+            assert encode(msg, (now, 3, "c1>")) == encode(twin, (now, 3, "c1>"))
+
+
+def test_a_changed_update_ad_drops_its_made_wire_form() -> None:
+    """The update ad keeps its wire form only while unchanged (a hook's copy may change)."""
+    clock = PayloadClock(NOW, 600.0)
+    ad = UpdateAd(job("SimImageSize = 2048"), ClassAd.parse("[ Cpus = 1 ]"), clock, 7,
+                  NOW).at(NOW + 10)
+    assert isinstance(ad, SealedAd)
+    ad["RemoteSysCpu"] = 1.5
+    assert ad_to_wire(ad)["RemoteSysCpu"] == 1.5

@@ -21,6 +21,7 @@ from condorsim.wire import (
     encode_frame,
     request,
 )
+from condorsim.wire import stream as stream_module
 from condorsim.wire.messages import (
     ALIVE,
     FAILED,
@@ -265,3 +266,50 @@ async def test_a_peer_that_keeps_the_socket_full_does_not_starve_the_other_tasks
         nursery.cancel_scope.cancel()
     await reader.aclose()
     a.close()
+
+
+def _tcp_pair() -> tuple[socket.socket, socket.socket]:
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        near = socket.create_connection(listener.getsockname())
+        far, _ = listener.accept()
+    return near, far
+
+
+def _reset(sock: socket.socket) -> None:
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    sock.close()
+
+
+@pytest.mark.parametrize("state", ["idle", "data", "closed_with_data", "closed",
+                                   "half_closed", "reset", "shut_rd", "closed_here"])
+async def test_the_peer_check_says_what_a_peek_says(state: str) -> None:
+    """peer_closed asks poll before it peeks: in every state of a TCP connection it says
+    what the plain peek (_reads_eof) says."""
+    near, far = _tcp_pair()
+    stream = MessageStream(trio.SocketStream(trio.socket.from_stdlib_socket(near)))
+    raw = stream._raw
+    assert raw is not None
+    assert not stream.peer_closed()  # the poller is made at the first look
+    if state in ("data", "closed_with_data"):
+        far.sendall(b"x")
+    if state == "half_closed":
+        far.shutdown(socket.SHUT_WR)
+    if state in ("closed", "closed_with_data"):
+        far.close()
+    if state == "reset":
+        _reset(far)
+    if state == "shut_rd":
+        near.shutdown(socket.SHUT_RD)
+    if state != "closed_here":
+        await trio.sleep(0.05)  # loopback: what the peer did has arrived
+        plain = near.fileno() < 0 or stream_module._reads_eof(near)
+    else:
+        near.close()
+        plain = True
+    assert stream.peer_closed() is plain
+    assert stream.peer_closed() is plain  # and again, the poller kept
+    expected = {"idle": False, "data": False, "closed_with_data": False, "closed": True,
+                "half_closed": True, "reset": True, "shut_rd": True, "closed_here": True}
+    assert plain is expected[state]
+    for sock in (near, far):
+        sock.close()
