@@ -67,13 +67,13 @@ class ReplayHost(CoordinatorHost):
         if not actions:  # most reports decide nothing (someone is still running)
             super()._apply(actions)
             return
-        if any(isinstance(a, EndOfInstant) for a in actions) and \
-                isinstance(self.coordinator, ReplayCoordinator):
+        kinds = {type(a) for a in actions}
+        if EndOfInstant in kinds and isinstance(self.coordinator, ReplayCoordinator):
             self.others_had_eoi = any(
                 pending for name, pending in self.coordinator.eoi_reported.items()
                 if name != self.local_name and name in self.coordinator.participants)
         super()._apply(actions)
-        if any(isinstance(a, Advance | Finished) for a in actions):
+        if Advance in kinds or Finished in kinds:
             self.moved.set()
             self.moved = trio.Event()
 

@@ -61,6 +61,9 @@ from .participant import Participant
 
 HELLO, RUN, REPORT, HOLD, FINISH = range(5)
 
+_pack = msgpack.Packer().pack
+"""``msgpack.packb`` without making a packer per message (it resets after each one)."""
+
 STALL_CHECK = 0.25
 """Real seconds between looks for a stall: every process frozen, the sums unbalanced and no
 HOLD coming. Two looks in a row with nothing heard in between mean a message was lost."""
@@ -85,9 +88,12 @@ class _Link:
 
     def send(self, obj: tuple[Any, ...]) -> None:
         """Write one message now (never blocks; what the kernel refuses waits in order)."""
+        self.send_packed(_pack(obj))
+
+    def send_packed(self, data: bytes) -> None:
+        """:meth:`send` for a message already packed (a RUN to many links is packed once)."""
         if self.closed:
             return
-        data = msgpack.packb(obj)
         if not self._out:
             try:
                 sent = self.sock.send(data)
@@ -179,7 +185,6 @@ class CoordinatorHost:
     finish_reason: str = ""
     _links: dict[str, _Link] = field(default_factory=dict)
     _nursery: trio.Nursery | None = None
-    _local_polling: bool = False
     _heard: int = 0  # inputs to the coordinator so far
     _heard_at_last_look: int = -1
     _checker: ProofChecker | None = None
@@ -202,6 +207,7 @@ class CoordinatorHost:
             self.local.on_hold = self._local_hold
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
+                nursery.start_soon(self._report_local_when_idle)
                 self._apply(self.coordinator.join(self.local_name))
                 stop_watch = _start_stall_watch(self._look_for_stall)
                 nursery.start_soon(_set_when_cancelled, stop_watch)
@@ -267,9 +273,9 @@ class CoordinatorHost:
         op = msg[0]
         if op == REPORT and len(msg) == 7 and isinstance(msg[6], dict):
             _, sent, received, deadline, eoi, runs, channels = msg
-            self._apply(self.coordinator.report(
-                name, self.coordinator.round, sent, received, deadline, bool(eoi),
-                channels=channels, runs=runs))
+            coordinator = self.coordinator
+            self._apply(coordinator.report(
+                name, coordinator.round, sent, received, deadline, bool(eoi), channels, runs))
         elif op == REPORT and len(msg) == 5:  # totals only: one shared channel
             _, sent, received, deadline, eoi = msg
             self._apply(self.coordinator.report(
@@ -289,12 +295,18 @@ class CoordinatorHost:
         self._heard += 1
         for action in actions:
             if isinstance(action, Run):
-                msg = (RUN, action.now, action.eoi, action.round)
+                # RUN goes to the other processes first, packed once: the host's own run
+                # (its end-of-instant work) is done while they work, not before they start
+                data = _pack((RUN, action.now, action.eoi, action.round))
+                local = False
+                links = self._links
                 for name in action.names:
                     if name == self.local_name:
-                        self._run_local(action.now, action.eoi, action.round)
-                    elif (link := self._links.get(name)) is not None:
-                        link.send(msg)
+                        local = True
+                    elif (link := links.get(name)) is not None:
+                        link.send_packed(data)
+                if local:
+                    self._run_local(action.now, action.eoi, action.round)
             elif isinstance(action, Advance):
                 self.clock.advance(action.now)
             elif isinstance(action, Finished):
@@ -306,23 +318,24 @@ class CoordinatorHost:
 
     def _run_local(self, now: float, eoi: bool, round: int) -> None:
         self.clock.advance(now)  # (the local participant may have been given no clock)
-        self.local.run(now, round, eoi)
-        if not self._local_polling:
-            self._local_polling = True
-            assert self._nursery is not None
-            self._nursery.start_soon(self._local_poll)
+        self.local.run(now, round, eoi)  # a report is due: _report_local_when_idle sends it
 
-    async def _local_poll(self) -> None:
-        try:
-            await self.local.wait_idle()
-        finally:
-            self._local_polling = False
-        if self.finished.is_set():
-            return
-        rep = self.local.freeze()
-        self._apply(self.coordinator.report(
-            self.local_name, self.coordinator.round, rep.sent, rep.received,
-            rep.next_deadline, rep.eoi_pending, channels=rep.channels))
+    async def _report_local_when_idle(self) -> None:
+        """The host's own process: whenever it was run, once it is idle, freeze and report
+        (one task for the whole run, rather than one started at each RUN)."""
+        local = self.local
+        finished = self.finished
+        while not finished.is_set():
+            await local.wait_report_due()
+            if finished.is_set():
+                return
+            await local.wait_idle()
+            if finished.is_set():
+                return
+            rep = local.freeze()
+            self._apply(self.coordinator.report(
+                self.local_name, self.coordinator.round, rep.sent, rep.received,
+                rep.next_deadline, rep.eoi_pending, rep.channels))
 
     def _local_hold(self) -> None:
         self._apply(self.coordinator.hold(self.local_name))
@@ -413,9 +426,7 @@ async def _report_when_idle(link: _Link, participant: Participant) -> None:
         await participant.wait_idle()
         if participant.finished:
             return
-        rep = participant.freeze()
-        link.send((REPORT, rep.sent, rep.received, rep.next_deadline, rep.eoi_pending,
-                   rep.runs, rep.channels or {}))
+        link.send((REPORT, *participant.freeze_fields()))
 
 
 def _nothing() -> None:

@@ -105,7 +105,7 @@ class Finished:
 Action = Run | EndOfInstant | Advance | Finished
 
 
-@dataclass
+@dataclass(slots=True)
 class _Report:
     sent: int
     received: int
@@ -228,8 +228,14 @@ class Coordinator:
             self._add(SHARED, part - self._shared.get(name, 0))
             self._shared[name] = part
         else:
-            for channel, n in channels.items():
-                self._add(channel, n)
+            net = self._net
+            for channel, n in channels.items():  # self._add, inlined: it runs per report
+                if n:
+                    left = net.get(channel, 0) + n
+                    if left:
+                        net[channel] = left
+                    else:
+                        del net[channel]
         if runs is not None and runs < self._runs_sent.get(name, 0):
             self.self_thaws += 1
             return []  # a RUN is on its way to it: its answer is the report that counts

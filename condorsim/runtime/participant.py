@@ -142,16 +142,25 @@ class Participant:
     # -- freezing ---------------------------------------------------------------------------
     def freeze(self) -> IdleReport:
         """Take the idle report and freeze, in one step (call right after :meth:`wait_idle`)."""
+        sent, received, deadline, eoi, runs, channels = self.freeze_fields()
+        return IdleReport(sent, received, deadline, eoi, channels, runs)
+
+    def freeze_fields(self) -> tuple[int, int, float | None, bool, int, dict[str, int]]:
+        """:meth:`freeze`, the report as a REPORT's fields: sent, received, next_deadline,
+        eoi_pending, runs, channels (a link's reporter sends them as they are)."""
         self.frozen = True
         self._thawed = trio.Event()
         self._hold_told = False
         self._report_due = trio.Event()
-        report = self.idle_report()
+        delta = _seconds_to_next_deadline()
+        deadline = None if math.isinf(delta) else trio.current_time() + delta
+        eoi = bool(self._eoi)
+        channels = {k: v for k, v in self._delta.items() if v}
         self._delta = {}
         self._report_round = self.round
-        self._report_deadline = report.next_deadline
-        self._report_eoi = report.eoi_pending
-        return report
+        self._report_deadline = deadline
+        self._report_eoi = eoi
+        return self.sent, self.received, deadline, eoi, self.runs, channels
 
     def thaw(self) -> None:
         """The coordinator lets the process go on: held messages are handled now."""
