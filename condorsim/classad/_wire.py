@@ -390,22 +390,30 @@ def _learn_full_shape(wire_names: tuple[str, ...], mapping: dict[Any, Any],
     shapes.move_to_end(wire_names)
 
 
+def _plain(wire: tuple[Any, ...], shape: _FullShape | _Shape) -> bool:
+    """Whether a map's values ``wire`` have ``shape``'s types and its strings and integers
+    are plain ones (short, no NUL, 64 bits): C-level passes over all of them at once."""
+    if tuple(map(type, wire)) != shape.types:
+        return False
+    if shape.strs is not None:
+        strs = shape.strs(wire)
+        if max(map(len, strs)) > CACHE_MAX_TEXT or "\0" in "".join(strs):
+            return False
+    if shape.ints is not None:
+        ints = shape.ints(wire)
+        if min(ints) < INT_MIN or max(ints) > INT_MAX:
+            return False
+    return True
+
+
 def _shaped_ad(mapping: dict[Any, Any], shape: _FullShape) -> ClassAd | None:
     """The ad :func:`ad_from_wire` makes of ``mapping``, which has ``shape``'s names, when its
     values have the shape's types and its strings and integers are plain ones (short, no
     NUL, 64 bits): checked by C-level passes, the literals made by one ``map``. None
     otherwise (the general loop decides, and raises where the map is bad)."""
     wire = tuple(mapping.values())
-    if tuple(map(type, wire)) != shape.types:
+    if not _plain(wire, shape):
         return None
-    if shape.strs is not None:
-        strs = shape.strs(wire)
-        if max(map(len, strs)) > CACHE_MAX_TEXT or "\0" in "".join(strs):
-            return None
-    if shape.ints is not None:
-        ints = shape.ints(wire)
-        if min(ints) < INT_MIN or max(ints) > INT_MAX:
-            return None
     others = shape.others
     if others:
         plain = list(wire)
@@ -652,7 +660,29 @@ def _names_of(self: Any) -> tuple[str, ...]:
     return ClassAd.names(self)
 
 
-class LazyAd(ClassAd):
+class _Lazy:
+    """What :class:`LazyAd` and :class:`StoredAd` share: pending values (each class's own
+    ``_pending`` slot) read by ``evaluate``, ``in`` and ``names``, and the base's two dicts
+    made from them at their first use. First among the bases, so that its properties stand
+    in front of :class:`ClassAd`'s slots."""
+
+    __slots__ = ()
+    _pending: _Pending | None
+
+    def __init__(self, attrs: Any = None) -> None:
+        self._pending = None  # type: ignore[misc]  # the slot is each subclass's own
+        super().__init__(attrs)  # type: ignore[call-arg]  # ClassAd's, next in the MRO
+
+    _fill = _fill
+    # the base's two dicts, made from the pending values at their first use
+    _attrs = _lazy_slot(_ATTRS_SLOT)
+    _names = _lazy_slot(_NAMES_SLOT)
+    evaluate = _evaluate
+    __contains__ = _contains
+    names = _names_of
+
+
+class LazyAd(_Lazy, ClassAd):
     """The ad of a wire map that :func:`ad_from_wire_lazy` checked in full, whose literal
     trees are made when the ad is first used as a whole: until then :meth:`evaluate` of a
     plain string, integer or boolean attribute, a constant, or a missing one reads the pending
@@ -665,20 +695,8 @@ class LazyAd(ClassAd):
 
     __slots__ = ("_pending",)
 
-    def __init__(self, attrs: Any = None) -> None:
-        self._pending: _Pending | None = None
-        super().__init__(attrs)
 
-    _fill = _fill
-    # the base's two dicts, made from the pending values at their first use
-    _attrs = _lazy_slot(_ATTRS_SLOT)
-    _names = _lazy_slot(_NAMES_SLOT)
-    evaluate = _evaluate
-    __contains__ = _contains
-    names = _names_of
-
-
-class StoredAd(SealedAd):
+class StoredAd(_Lazy, SealedAd):
     """A :class:`SealedAd` made of a :class:`LazyAd` whose map serves as its wire form
     (:meth:`SealedAd.of`; the collector's stored ads, issue 16): lazy as the LazyAd, and
     its wire form that map, each value made into a tree encoded again (as
@@ -688,17 +706,6 @@ class StoredAd(SealedAd):
     SealedAd's. Its wire form and packed bytes are always those of the ad made in full."""
 
     __slots__ = ("_pending",)
-
-    def __init__(self, attrs: Any = None) -> None:
-        self._pending: _Pending | None = None
-        super().__init__(attrs)
-
-    _fill = _fill
-    _attrs = _lazy_slot(_ATTRS_SLOT)
-    _names = _lazy_slot(_NAMES_SLOT)
-    evaluate = _evaluate
-    __contains__ = _contains
-    names = _names_of
 
     def __setitem__(self, name: str, value: Any) -> None:
         pending, wire = self._pending, self._wire
@@ -793,16 +800,8 @@ def _lazy_shaped(mapping: dict[Any, Any], kept: bool = False) -> _Pending | None
     if shape is None:
         return None
     wire = tuple(mapping.values())
-    if tuple(map(type, wire)) != shape.types:
+    if not _plain(wire, shape):
         return None
-    if shape.strs is not None:
-        strs = shape.strs(wire)
-        if max(map(len, strs)) > CACHE_MAX_TEXT or "\0" in "".join(strs):
-            return None
-    if shape.ints is not None:
-        ints = shape.ints(wire)
-        if min(ints) < INT_MIN or max(ints) > INT_MAX:
-            return None
     values = dict(zip(shape.keys, wire, strict=True))
     keys, wire_names = shape.keys, shape.wire_names
     for i in shape.others:  # in the map's order: the first bad one raises, as the loop's

@@ -205,6 +205,26 @@ class Slot:
             self.state == State.PREEMPTING and self.job_running)
         return float(self.cpus) if busy else 0.0
 
+    def fixed_attrs(self) -> dict[str, Any]:
+        """The slot's own attributes of :meth:`_template`, after the startd-wide and ATTRS
+        ads, in their order; the changing ones (State ... ClaimId) hold their place with a
+        value :meth:`ad` replaces."""
+        m = self.machine
+        return {
+            "MyType": "Machine", "TargetType": "Job", "Name": self.name,
+            "Machine": m.name, "SlotID": self.slot_id, "SlotType": "Static",
+            "Cpus": self.cpus, "Memory": self.memory, "Disk": self.disk,
+            "MachineResources": "Cpus Memory Disk Swap", "SlotWeight": self.cpus,
+            "TotalSlotCpus": self.cpus, "TotalSlotMemory": self.memory,
+            "TotalSlotDisk": self.disk,
+            "TotalCpus": m.cpus, "TotalMemory": m.memory,
+            "TotalDisk": m.disk, "TotalSlots": m.slots,
+            "State": "", "Activity": "", "EnteredCurrentState": 0,
+            "EnteredCurrentActivity": 0, "LoadAvg": 0.0, "CondorLoadAvg": 0.0,
+            "ClaimId": "",
+            "SimClockOffset": m.clock_offset,
+        }
+
     def _template(self) -> ClassAd:
         """The start of every slot ad: the startd-wide attributes, the machine's ATTRS and
         the slot's fixed ones, in the order :meth:`ad` sets them (the changing ones hold
@@ -225,20 +245,7 @@ class Slot:
                 return kept[1]
         ad = common.copy()
         ad.update(extra)
-        ad.update({
-            "MyType": "Machine", "TargetType": "Job", "Name": self.name,
-            "Machine": m.name, "SlotID": self.slot_id, "SlotType": "Static",
-            "Cpus": self.cpus, "Memory": self.memory, "Disk": self.disk,
-            "MachineResources": "Cpus Memory Disk Swap", "SlotWeight": self.cpus,
-            "TotalSlotCpus": self.cpus, "TotalSlotMemory": self.memory,
-            "TotalSlotDisk": self.disk,
-            "TotalCpus": m.cpus, "TotalMemory": m.memory,
-            "TotalDisk": m.disk, "TotalSlots": m.slots,
-            "State": "", "Activity": "", "EnteredCurrentState": 0,
-            "EnteredCurrentActivity": 0, "LoadAvg": 0.0, "CondorLoadAvg": 0.0,
-            "ClaimId": "",
-            "SimClockOffset": m.clock_offset,
-        })
+        ad.update(self.fixed_attrs())
         self._kept = ((tuple(common._names.values()), tuple(common._attrs.values()),
                        (self.name, m.name, self.slot_id, self.cpus, self.memory, self.disk,
                         m.cpus, m.memory, m.disk, m.slots, m.clock_offset),

@@ -12,6 +12,8 @@ import itertools
 from typing import Any
 
 import msgpack
+from _slot_steps import POLICY as SLOT_POLICY
+from _slot_steps import claim_event
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,40 +24,16 @@ from daemons.startd.machines import read_machine
 from daemons.startd.slot import _FALSE, _REQUIREMENTS, _ZERO, Slot, _host, literal
 from daemons.startd.states import State
 
-POLICY = """
-NUM_CPUS = 4
-RANK = TARGET.JobPrio
-PREEMPT = (time() - JobStart) > 400
-MAXJOBRETIREMENTTIME = 100
-WANT_SUSPEND = true
-SUSPEND = ((time() / 100) % 3) == 1
-CONTINUE = ((time() / 100) % 3) != 1
-START = ((time() / 1000) % 4) != 3
-MachineMaxVacateTime = 50
-CLAIM_WORKLIFE = 500
-"""
+POLICY = "NUM_CPUS = 4\n" + SLOT_POLICY
 
 
 # -- the plain way: the slot ad as it was built before the fast path ---------------------
 
 def plain_template(slot: Slot) -> ClassAd:
-    m = slot.machine
+    # made afresh every time: the fast path keeps it and checks its inputs instead
     ad = slot.common.copy()
-    ad.update(m.extra_attrs)
-    ad.update({
-        "MyType": "Machine", "TargetType": "Job", "Name": slot.name,
-        "Machine": m.name, "SlotID": slot.slot_id, "SlotType": "Static",
-        "Cpus": slot.cpus, "Memory": slot.memory, "Disk": slot.disk,
-        "MachineResources": "Cpus Memory Disk Swap", "SlotWeight": slot.cpus,
-        "TotalSlotCpus": slot.cpus, "TotalSlotMemory": slot.memory,
-        "TotalSlotDisk": slot.disk,
-        "TotalCpus": m.cpus, "TotalMemory": m.memory,
-        "TotalDisk": m.disk, "TotalSlots": m.slots,
-        "State": "", "Activity": "", "EnteredCurrentState": 0,
-        "EnteredCurrentActivity": 0, "LoadAvg": 0.0, "CondorLoadAvg": 0.0,
-        "ClaimId": "",
-        "SimClockOffset": m.clock_offset,
-    })
+    ad.update(slot.machine.extra_attrs)
+    ad.update(slot.fixed_attrs())
     return ad
 
 
@@ -149,22 +127,11 @@ def test_the_fast_slot_ad_is_the_plain_one(steps: list[tuple[str, int, int, int]
     for n, (op, which, prio, dt) in enumerate(steps):
         now += dt
         slot = slots[which % len(slots)]
-        current = slot.current_claim_id or "none"
         job = _job(prio, n, prio % 2 == 0)
         if op == "claim":
             slot.request_claim(slot.offered_claim_id, job, "<1.2.3.4:5>", now)
-        elif op == "activate":
-            slot.activate(current, job, now)
-        elif op == "exit":
-            slot.starter_exited(current, now)
-        elif op == "release":
-            slot.release(current, now)
-        elif op == "deactivate":
-            slot.deactivate(current, prio % 2 == 0, now)
-        elif op == "alive":
-            slot.alive(current, now)
-        elif op == "update":
-            slot.starter_update(current, ClassAd({"ImageSize": prio}))
+        elif claim_event(slot, op, job, prio, now):
+            pass
         elif op == "drain":
             slot.drain(("graceful", "quick", "fast")[prio % 3], f"r{prio}", now)
         elif op == "undrain":

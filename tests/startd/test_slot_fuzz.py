@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+from _slot_steps import POLICY, claim_event
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,18 +13,6 @@ from condorsim.config import Config
 from daemons.startd.machines import read_machine
 from daemons.startd.slot import Slot
 from daemons.startd.states import Activity, State
-
-POLICY = """
-RANK = TARGET.JobPrio
-PREEMPT = (time() - JobStart) > 400
-MAXJOBRETIREMENTTIME = 100
-WANT_SUSPEND = true
-SUSPEND = ((time() / 100) % 3) == 1
-CONTINUE = ((time() / 100) % 3) != 1
-START = ((time() / 1000) % 4) != 3
-MachineMaxVacateTime = 50
-CLAIM_WORKLIFE = 500
-"""
 
 OPS = st.sampled_from(["claim", "claim_old", "activate", "exit", "release", "deactivate",
                        "alive", "tick", "update"])
@@ -45,7 +34,6 @@ def test_random_sequences_keep_the_slot_consistent(
     old_ids: list[str] = []
     for n, (op, prio, dt) in enumerate(steps):
         now += dt
-        current = slot.current_claim_id or "none"
         if op == "claim":
             offered = slot.offered_claim_id
             accepted, _, _ = slot.request_claim(offered, _job(prio, n), "<1.2.3.4:5>", now)
@@ -55,18 +43,8 @@ def test_random_sequences_keep_the_slot_consistent(
             accepted, _, _ = slot.request_claim(old_ids[prio % len(old_ids)], _job(prio, n),
                                                 "", now)
             assert not accepted  # an id is good for one claim only
-        elif op == "activate":
-            slot.activate(current, _job(prio, n), now)
-        elif op == "exit":
-            slot.starter_exited(current, now)
-        elif op == "release":
-            slot.release(current, now)
-        elif op == "deactivate":
-            slot.deactivate(current, prio % 2 == 0, now)
-        elif op == "alive":
-            slot.alive(current, now)
-        elif op == "update":
-            slot.starter_update(current, ClassAd({"ImageSize": prio}))
+        elif claim_event(slot, op, _job(prio, n), prio, now):
+            pass
         else:
             slot.tick(now)
         # invariants
