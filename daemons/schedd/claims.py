@@ -221,7 +221,6 @@ class ClaimKeeper:
             self.pending.discard(job)
         claim.job = job
         self._lease_of(q.jobs[job])
-        self.schedd.poke()
         try:
             ad = job_ad_for_shadow(q.jobs[job], claim.slot_ad, EvalContext(now=now))
         except DollarDollarError as e:
@@ -281,7 +280,6 @@ class ClaimKeeper:
             raise
         self.ctx.log.info("shadow_exited", job=job_str(job), code=exit_code, outcome=outcome)
         self.qedits.pop(job, None)
-        self.schedd.poke()
         if claim is None:
             return
         claim.job = None

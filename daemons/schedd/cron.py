@@ -9,7 +9,7 @@ them with :class:`~condorsim.daemoncron.CronRunner` (``SCHEDD_INTERFACE_VERSION=
 that job's ad: a schedd cron job has one ad, whatever its separator lines say (HTCondor's
 ``ScheddCronJob::Publish`` ignores the name and ``update:``). :meth:`ScheddCron.merge_into`
 puts every job's ad, in job-list order, into the schedd ad as it is built, so the collector
-sees them with the schedd's next update (every SCHEDD_INTERVAL, sooner after a queue change),
+sees them with the schedd's next update (every SCHEDD_INTERVAL, sooner after a reschedule),
 as in HTCondor. ``MyType`` and ``MyAddress`` are kept: the pool finds the schedd by them.
 """
 

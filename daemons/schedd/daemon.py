@@ -7,7 +7,7 @@ negotiator (NEGOTIATE / SEND_RESOURCE_REQUEST_LIST / PERMISSION_AND_AD /
 REJECTED_WITH_REASON / END_NEGOTIATE on one connection, kept per connection in
 ``_sessions``), the shadow (SHADOW_UPDATE, SHADOW_EXIT, SHADOW_STARTED) and the gridmanager
 (GRIDMAN_UPDATE; grid jobs are handed to it, :mod:`.grid`). Timers: the collector update
-(every SCHEDD_INTERVAL, and SCHEDD_MIN_INTERVAL after a queue change), the periodic policy
+(every SCHEDD_INTERVAL, sooner after a reschedule: HTCondor's timeout()), the periodic policy
 (PERIODIC_EXPR_INTERVAL) and the claims' keep-alives. The schedd's cron jobs (cron.py) add
 their output to the schedd ad. Claims live in :mod:`.claims`.
 After a restart, the jobs the log shows running are reconnected (:mod:`.reconnect`).
@@ -16,6 +16,7 @@ A bad request is answered with FAILED and logged; the schedd carries on.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -61,7 +62,6 @@ class Schedd:
     def __init__(self) -> None:
         self.queue: JobQueue | None = None
         self._wakeup = trio.Event()
-        self._wake_on_change = False  # see poke()
         self._reschedule_pending = False
         self._local_wake: dict[JobId, trio.Event] = {}
         self._last_owners: set[str] = set()
@@ -152,16 +152,6 @@ class Schedd:
             self.ctx.log.warning("job_transform_ignored", note=note)
         self.queue.transforms = transforms
 
-    def poke(self) -> None:
-        """The queue changed: the collector update comes soon.
-
-        The update loop is woken only when a change can move its deadline: while it waits
-        for a deadline made with the queue already changed (or a reschedule pending), a
-        wake would only find the same deadline again (see :meth:`_update_loop`), and the
-        schedd pokes at every job start and exit."""
-        if self._wake_on_change:
-            self._wakeup.set()
-
     def need_reschedule(self) -> None:
         """Ask the negotiator for a cycle -- after the collector has our new counts.
 
@@ -177,20 +167,27 @@ class Schedd:
     # -- timers
 
     async def _update_loop(self) -> None:
+        """HTCondor's ``Scheduler::timeout``: the schedd and submitter ads, CronTab schedules,
+        local jobs and the grid jobs' check, in one pass.
+
+        It runs when the schedd starts, then every SCHEDD_INTERVAL after the last run. A
+        reschedule (:meth:`need_reschedule`: a submit, a release) brings it forward to now,
+        but no sooner than SCHEDD_MIN_INTERVAL after the last run (HTCondor's Timeslice,
+        expedited), and RESCHEDULE goes to the negotiator after the ads. A job starting,
+        finishing or changing moves nothing: its submitter's counts reach the collector at
+        the next pass (docs/schedd.md, "The collector updates").
+        """
         assert self.queue is not None
         cfg = self.ctx.config
         interval = cfg.get_int("SCHEDD_INTERVAL", 300)
         min_interval = cfg.get_int("SCHEDD_MIN_INTERVAL", 5)
-        last = -1e18
+        last = -math.inf
         while True:
             now = trio.current_time()
             due = last + interval
-            if self.queue.changed:
-                due = min(due, max(now, last + min_interval))
             if self._reschedule_pending:
                 due = min(due, max(now, last + min_interval))
             if now >= due:
-                self.queue.changed = False
                 last = now
                 with self.queue_write_guard("schedd_update"):
                     self._cron_all(int(now))
@@ -201,15 +198,9 @@ class Schedd:
                     self._reschedule_pending = False
                     await self._reschedule()
                 continue
-            # Waiting with neither flag set, a change brings the deadline forward (to
-            # last + min_interval): a poke must wake the loop. With either set, the deadline
-            # is already min(last + interval, last + min_interval) (``now`` is before it),
-            # which a later change leaves as it is: the flags only turn true meanwhile
-            # (this loop alone clears them) and ``now`` stays before the deadline.
-            self._wake_on_change = not (self.queue.changed or self._reschedule_pending)
+            # only need_reschedule moves the deadline (it sets the event)
             with trio.move_on_at(due):
                 await self._wakeup.wait()
-            self._wake_on_change = False
             self._wakeup = trio.Event()
 
     async def _policy_loop(self) -> None:
@@ -255,8 +246,6 @@ class Schedd:
         for job in qmgmt.finished_unmanaged(q):
             self.ctx.log.info("job_left_queue", job=job_str(job), status=int(q.status(job)))
             q.leave(job, now)
-        if q.changed:
-            self.poke()
 
     def _policy_jobs(self) -> list[JobId]:
         """The jobs whose periodic policy can fire, in order: found once per state of the
@@ -333,7 +322,6 @@ class Schedd:
             # nothing to start: the schedd ad need not be built (its owner counts move on
             # as building it would move them)
             self._submitter_counts(self.counts())
-            self.poke()
             return
         ad, _ = self.schedd_ad(now)
         for job in self.local.runnable(ad, now):
@@ -341,7 +329,6 @@ class Schedd:
             self.ctx.log.info("local_job_started", job=job_str(job), universe=run.universe)
             self._local_wake[job] = trio.Event()
             self.start_task(self._run_local, job)
-        self.poke()
 
     async def _run_local(self, job: JobId) -> None:
         """One local or scheduler universe job from start to exit (the local starter)."""
@@ -396,7 +383,6 @@ class Schedd:
             self.ctx.log.info("local_job_exited", job=job_str(job), became=outcome.became)
             break
         self._local_wake.pop(job, None)
-        self.poke()
         self.start_local_jobs(int(trio.current_time()))
 
     def _stop_local(self, job: JobId, action: str, now: int) -> bool:
@@ -414,7 +400,6 @@ class Schedd:
         wake = self._local_wake.get(job)
         if wake is not None:
             wake.set()
-        self.poke()
         return True
 
     # -- the collector
@@ -526,8 +511,6 @@ class Schedd:
             # FAILED, the schedd carries on.
             self.ctx.log.error("request_failed", cmd=msg.command, error=str(e))
             reply = m.FAILED(reason=f"{msg.command}: {e}")
-        if q.changed:
-            self.poke()
         if reply is not None:
             await conn.send(reply)
 

@@ -74,7 +74,6 @@ def apply_gridmanager_update(q: JobQueue, job: JobId, ad: ClassAd, destroy: bool
         changes.update(hold_counts(q.jobs[job], code))
     if changes:
         q.store.change(job, changes)
-        q.changed = True
     if destroy:
         q.leave(job, now)
 

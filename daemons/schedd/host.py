@@ -1,6 +1,6 @@
 """What the schedd's parts (claims, reconnection, the grid link) ask of the daemon running
-them: its context, its queue, its address, and ways to start a task, poke the collector
-update and query the collector. A protocol, so that the parts import no daemon: the daemon
+them: its context, its queue, its address, and ways to start a task and query the
+collector. A protocol, so that the parts import no daemon: the daemon
 (:mod:`.daemon`) imports them and passes itself in -- the runner feeding them events.
 """
 
@@ -20,9 +20,6 @@ class ScheddHost(Protocol):
     queue: JobQueue | None
     address: str
     tz: str
-
-    def poke(self) -> None:
-        """The queue changed: the collector update comes soon."""
 
     def start_task(self, fn: Any, *args: Any) -> None:
         """Run ``fn(*args)`` as a task of the daemon."""

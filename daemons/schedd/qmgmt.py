@@ -51,7 +51,6 @@ def claim_job(q: JobQueue, job: JobId, manager: str) -> tuple[str, str]:
     if isinstance(managed, str) and managed != "Schedd":
         return "busy", f"Job {job[0]}.{job[1]} is already managed by another process"
     q.store.change(job, {"Managed": "External", "ManagedManager": manager})
-    q.changed = True
     return "ok", ""
 
 
@@ -69,7 +68,6 @@ def yield_job(q: JobQueue, job: JobId, manager: str, done: bool, release_on_hold
                         f"expected '{manager}'")
     q.store.change(job, {"Managed": "ScheddDone" if done else "Schedd",
                          "ManagedManager": ""})
-    q.changed = True
     status = q.status(job)
     if status == JobStatus.REMOVED:
         q.leave(job, now)
@@ -102,7 +100,6 @@ def submit_ad(q: JobQueue, owner: str, ad: ClassAd, now: int) -> JobId:
     if copy.lookup("JobStatus") is None:
         copy["JobStatus"] = int(JobStatus.IDLE)
     (job,) = q.store.add_cluster(cluster, [copy])
-    q.changed = True
     q.userlogs.submit(q.jobs[job], now)
     return job
 
@@ -128,7 +125,6 @@ def set_attributes(q: JobQueue, job: JobId, ad: ClassAd, delete: Iterable[str],
                  if n.lower() not in _READ_ONLY and n.lower() not in q.attr_rules.immutable)
     if changes or gone:
         q.store.change(job, changes, gone)
-        q.changed = True
 
 
 def finished_unmanaged(q: JobQueue) -> list[JobId]:

@@ -143,8 +143,6 @@ class JobQueue:
         self.has_shadow: set[JobId] = set()
         self.cron_cache: set[JobId] = set()
         """CronTab jobs whose DeferralTime is current (HTCondor's cached CronTab objects)."""
-        self.changed = False
-        """Set whenever the queue changes (the runner clears it after a collector update)."""
         self.on_leave: list[Callable[[JobId], None]] = []
         self.transforms = JobTransforms()
         """JOB_TRANSFORM_NAMES: applied to every submitted job (the runner sets them)."""
@@ -265,7 +263,6 @@ class JobQueue:
         ids = self.store.add_cluster(cluster, ads)
         for job in ids:
             self.userlogs.submit(self.jobs[job], now)
-        self.changed = True
         return ids
 
     def _transformed(self, ad: ClassAd, now: int) -> ClassAd:
@@ -285,7 +282,6 @@ class JobQueue:
         }
         changes.update(extra or {})
         self.store.change(job, changes, delete, durable=durable)
-        self.changed = True
 
     def hold(self, job: JobId, reason: str, code: int, subcode: int, now: int,
              *, system: bool = False) -> None:
@@ -352,7 +348,6 @@ class JobQueue:
             if self.status(job) in (JobStatus.COMPLETED, JobStatus.REMOVED) and \
                     _int(ad, "JobFinishedHookDone") == 0:
                 self.store.change(job, {"JobFinishedHookDone": now})
-                self.changed = True
             return
         # The history record and the job's leaving are one step: a record whose job could
         # not leave is cut again (the job leaves, and is recorded, on a later try), and a job
@@ -372,7 +367,6 @@ class JobQueue:
             raise
         self.has_shadow.discard(job)
         self.cron_cache.discard(job)
-        self.changed = True
         for fn in self.on_leave:
             fn(job)
 
@@ -467,7 +461,6 @@ class JobQueue:
             except QueueWriteError as e:  # this job keeps its value; the tool is told
                 out.errors.append(f"Job {job_str(job)}: {e}")
                 continue
-            self.changed = True
             out.done.append(job_str(job))
             if job in self.has_shadow:
                 out.to_shadow.append((job, "qedit"))

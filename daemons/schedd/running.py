@@ -70,7 +70,6 @@ def apply_shadow_ad(q: JobQueue, job: JobId, ad: ClassAd, now: int, *,
     changes = {name: tree for name, tree in ad.pairs() if name.lower() not in _SHADOW_READONLY}
     if changes:
         q.store.change(job, changes, durable=durable)
-        q.changed = True
     status = ad.evaluate("JobStatus")
     if status in (JobStatus.RUNNING, JobStatus.SUSPENDED) and status != q.status(job) and \
             q.status(job) in (JobStatus.RUNNING, JobStatus.SUSPENDED):

@@ -110,8 +110,19 @@ async def test_grid_jobs_run_at_their_sites_and_vanilla_jobs_on_the_pool(
         subs = await _ask(pool, "collector", m.QUERY_SUBMITTOR_ADS(constraint="",
                                                                    projection=[]))
         assert isinstance(subs, m.QUERY_RESULT)
+        # the ad of the schedd's update after the submits' reschedule (T0 + 5 s; the next
+        # is SCHEDD_INTERVAL later): the vanilla job idle then, and only it -- the four grid
+        # jobs, idle too, are not the negotiator's
         assert [(a.evaluate("IdleJobs"), a.evaluate("RunningJobs")) for a in subs.ads] == \
-            [(0, 1)]  # only the vanilla job: grid jobs are not the negotiator's
+            [(1, 0)]
+        # the next update (T0 + 305 s): the vanilla job is done; three grid jobs run at
+        # their sites, and are not counted either
+        await trio.sleep_until(T0 + 310)
+        subs = await _ask(pool, "collector", m.QUERY_SUBMITTOR_ADS(constraint="",
+                                                                   projection=[]))
+        assert isinstance(subs, m.QUERY_RESULT)
+        assert [(a.evaluate("IdleJobs"), a.evaluate("RunningJobs")) for a in subs.ads] == \
+            [(0, 0)]
         await trio.sleep_until(T0 + 3600)
 
     await _run(tmp_path, script)

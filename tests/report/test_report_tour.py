@@ -45,11 +45,14 @@ def test_each_job_s_runs_states_and_slots(tour_run: Path) -> None:
         ("running", "09:15:00", "09:16:00"), ("completed", "09:16:00", "09:45:00")]
     assert [(r.place, r.outcome) for r in deferred.runs] == [("slot1@exec1", "completed")]
     # the cron job: four runs requeued on exit, each waiting for its next CronMinute, and
-    # a fifth stopped with the pool at the end
+    # a fifth stopped with the pool at the end. At 09:20:30 its claim on exec2 is past
+    # CLAIM_WORKLIFE and goes; the job waits for a new match until the schedd's next
+    # regular collector update (09:25:05: every SCHEDD_INTERVAL from 09:00:05, the submits'
+    # reschedule) says bob has an idle job, and the cycle after it (09:25:20) matches it
     assert [(r.place, _hms(r.start), _hms(r.executing or 0), r.outcome) for r in cron.runs] == [
         ("slot1@exec2", "09:00:20", "09:10:00", "requeued"),
         ("slot1@exec2", "09:10:30", "09:20:00", "requeued"),
-        ("slot1@exec1", "09:20:40", "09:30:00", "requeued"),
+        ("slot1@exec1", "09:25:20", "09:30:00", "requeued"),
         ("slot1@exec1", "09:30:30", "09:40:00", "requeued"),
         ("slot1@exec1", "09:40:30", "00:00:00", "")]  # still waiting on its slot at the end
     assert cron.owner == "bob" and cron.final == "waiting"

@@ -98,21 +98,15 @@ def test_the_host_attributes_follow_the_configuration() -> None:
 
 
 class _Loop(Schedd):
-    """The update loop alone: its ad sends recorded as the times they happen at."""
+    """The update loop alone: its ad sends recorded as the times they happen at (a
+    RESCHEDULE after them as minus its time)."""
 
-    def __init__(self, cfg: Config, wake_always: bool) -> None:
+    def __init__(self, cfg: Config) -> None:
         super().__init__()
         self.ctx = SimpleNamespace(config=cfg)  # type: ignore[assignment]
-        self.queue = SimpleNamespace(changed=False)  # type: ignore[assignment]
+        self.queue = SimpleNamespace()  # type: ignore[assignment]
         self.grid = SimpleNamespace(check=lambda: None)  # type: ignore[assignment]
         self.sent: list[float] = []
-        self.wake_always = wake_always
-
-    def poke(self) -> None:
-        if self.wake_always:  # the plain way: every poke wakes the loop
-            self._wakeup.set()
-        else:
-            super().poke()
 
     def _cron_all(self, now: int) -> None:
         pass
@@ -128,42 +122,72 @@ class _Loop(Schedd):
         self.sent.append(-trio.current_time())
 
 
-def _run_loop(events: list[tuple[float, str]], wake_always: bool) -> list[float]:
-    cfg = Config.from_text("SCHEDD_INTERVAL = 30\nSCHEDD_MIN_INTERVAL = 5\n")
-    loop = _Loop(cfg, wake_always)
+INTERVAL, MIN_INTERVAL = 30, 5
+
+
+def _run_loop(events: list[tuple[float, str]]) -> list[float]:
+    cfg = Config.from_text(f"SCHEDD_INTERVAL = {INTERVAL}\nSCHEDD_MIN_INTERVAL = {MIN_INTERVAL}\n")
+    loop = _Loop(cfg)
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(loop._update_loop)
             start = trio.current_time()
+            nursery.start_soon(loop._update_loop)
             for at, what in events:
                 await trio.sleep_until(start + at)
-                if what == "change":
-                    assert loop.queue is not None
-                    loop.queue.changed = True
-                    loop.poke()
-                elif what == "poke":
-                    loop.poke()
-                else:
+                if what == "reschedule":
                     loop._reschedule_pending = True
                     loop._wakeup.set()
+                else:  # a job submitted, started, finished, edited: nothing to tell the loop
+                    pass
             await trio.sleep_until(start + 200)
             nursery.cancel_scope.cancel()
+        loop.sent = [t - start if t >= 0 else t + start for t in loop.sent]
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     return loop.sent
 
 
-@settings(max_examples=60, deadline=None)
+def _htcondor_timeouts(events: list[tuple[float, str]]) -> list[float]:
+    """When HTCondor's Scheduler::timeout would run (schedd.cpp, condor_timeslice.cpp): at
+    start, then SCHEDD_INTERVAL after each run; needReschedule resets the timer to now, and
+    the expedited Timeslice holds it to SCHEDD_MIN_INTERVAL after the last run."""
+    out: list[float] = []
+    last, asked = 0.0, None
+    out.append(0.0)
+
+    def due() -> float:
+        regular = last + INTERVAL
+        return regular if asked is None else min(regular, max(asked, last + MIN_INTERVAL))
+
+    for at, what in [*events, (200.0, "end")]:
+        while due() <= at:
+            last = due()
+            out.append(last)
+            if asked is not None:
+                out.append(-last)
+                asked = None
+        if what == "reschedule" and asked is None:
+            asked = at
+    return out
+
+
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 1500).map(lambda t: t / 10),
-                          st.sampled_from(["change", "poke", "reschedule"])), max_size=30))
-def test_the_update_loop_sends_when_it_did_with_every_poke_waking_it(
+                          st.sampled_from(["change", "reschedule"])), max_size=30))
+def test_the_update_loop_runs_when_htcondor_s_timeout_does(
         events: list[tuple[float, str]]) -> None:
     # each event a little off the whole seconds, by its own irrational amount: no event
-    # falls on an instant the loop wakes by itself (a send time plus whole seconds), where
-    # which of the two runs first is trio's choice, in either version
+    # falls on an instant the loop wakes by itself (a run time plus whole seconds), where
+    # which of the two goes first is trio's choice
     events = sorted((at + (i + 1) * 2 ** 0.5 / 1000, what) for i, (at, what) in enumerate(events))
-    assert _run_loop(events, wake_always=False) == _run_loop(events, wake_always=True)
+    assert _run_loop(events) == _htcondor_timeouts(events)
+
+
+def test_a_queue_change_moves_no_update_and_a_reschedule_waits_for_the_min_interval() -> None:
+    assert _run_loop([(2.5, "change"), (40.5, "change")]) == [0, 30, 60, 90, 120, 150, 180]
+    assert _run_loop([(2.5, "reschedule"), (40.5, "reschedule")]) == [
+        0, 5, -5, 35, 40.5, -40.5, 70.5, 100.5, 130.5, 160.5, 190.5]
 
 
 exprs = st.sampled_from([

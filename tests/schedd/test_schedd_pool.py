@@ -132,20 +132,29 @@ async def test_periodic_policy_runs_every_periodic_expr_interval(
 async def test_a_submitter_whose_jobs_are_gone_is_advertised_with_zero_jobs(
     tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
+    # The removal moves no update (HTCondor's timeout() runs every SCHEDD_INTERVAL, early
+    # only for a reschedule): the collector holds "1 idle" until the next regular run, which
+    # advertises the submitter with zero jobs rather than dropping it.
     autojump_clock.jump(T0)
     config = Config.from_text(CONFIG + f"LOCAL_DIR = {tmp_path}\n")
     daemons = [("collector", Collector), ("schedd", Schedd)]
-    async with open_inprocess_pool(config, tmp_path, daemons) as pool:  # type: ignore[arg-type]
-        await _ask(pool, _sub(tmp_path, 1))
-        await trio.sleep(10)
-        await _ask(pool, m.ACT_ON_JOBS(action="remove", ids=["1"], constraint="", reason="",
-                                       owner="alice"))
-        await trio.sleep(10)
+
+    async def idle_jobs() -> list[tuple[str, int]]:
         async with await pool.connect("collector") as conn:
             subs = await conn.request(m.QUERY_SUBMITTOR_ADS(constraint="", projection=[]))
         assert isinstance(subs, m.QUERY_RESULT)
-        assert [(a.evaluate("Name"), a.evaluate("IdleJobs")) for a in subs.ads] == [
-            ("alice@example.org", 0)]
+        return [(a.evaluate("Name"), a.evaluate("IdleJobs")) for a in subs.ads]
+
+    async with open_inprocess_pool(config, tmp_path, daemons) as pool:  # type: ignore[arg-type]
+        start = trio.current_time()
+        await _ask(pool, _sub(tmp_path, 1))  # its reschedule: an update 5 s after the first
+        await trio.sleep(10)
+        await _ask(pool, m.ACT_ON_JOBS(action="remove", ids=["1"], constraint="", reason="",
+                                       owner="alice"))
+        await trio.sleep_until(start + 5 + 299)
+        assert await idle_jobs() == [("alice@example.org", 1)]
+        await trio.sleep_until(start + 5 + 301)
+        assert await idle_jobs() == [("alice@example.org", 0)]
 
 
 async def test_a_shadow_exit_for_a_job_without_a_shadow_changes_nothing(
