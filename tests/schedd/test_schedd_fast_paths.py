@@ -142,7 +142,7 @@ def _run_loop(events: list[tuple[float, str]]) -> list[float]:
                     pass
             await trio.sleep_until(start + 200)
             nursery.cancel_scope.cancel()
-        loop.sent = [t - start if t >= 0 else t + start for t in loop.sent]
+        loop.sent = [round(t - start if t >= 0 else t + start, 6) for t in loop.sent]
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     return loop.sent
@@ -181,7 +181,7 @@ def test_the_update_loop_runs_when_htcondor_s_timeout_does(
     # falls on an instant the loop wakes by itself (a run time plus whole seconds), where
     # which of the two goes first is trio's choice
     events = sorted((at + (i + 1) * 2 ** 0.5 / 1000, what) for i, (at, what) in enumerate(events))
-    assert _run_loop(events) == _htcondor_timeouts(events)
+    assert _run_loop(events) == [round(t, 6) for t in _htcondor_timeouts(events)]
 
 
 def test_a_queue_change_moves_no_update_and_a_reschedule_waits_for_the_min_interval() -> None:
