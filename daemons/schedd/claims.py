@@ -283,10 +283,20 @@ class ClaimKeeper:
         if claim is None:
             return
         claim.job = None
-        if exit_code in (ShadowExit.JOB_EXITED_AND_CLAIM_CLOSING, ShadowExit.JOB_RECONNECT_FAILED,
-                         ShadowExit.JOB_NOT_STARTED):
+        if exit_code == ShadowExit.JOB_EXITED_AND_CLAIM_CLOSING:
+            self._closed_by_startd(claim)
+            return
+        if exit_code in (ShadowExit.JOB_RECONNECT_FAILED, ShadowExit.JOB_NOT_STARTED):
             claim.closing = True
         self._offer(claim)
+
+    def _closed_by_startd(self, claim: Claim) -> None:
+        """The startd shuts the claim down itself: the match is forgotten without
+        RELEASE_CLAIM, as HTCondor's schedd deletes it for JOB_EXITED_AND_CLAIM_CLOSING
+        (``needs_release_claim = false``; the startd had answered its shadow's
+        DEACTIVATE_CLAIM with "closing")."""
+        del self.claims[claim.claim_id]
+        self.ctx.log.info("claim_closed_by_startd", claim=claim.claim_id)
 
     def _offer(self, claim: Claim) -> None:
         """At the end of this instant: run the best idle job that fits, or release."""
@@ -299,11 +309,14 @@ class ClaimKeeper:
         if self.claims.get(claim.claim_id) is not claim or claim.job is not None:
             return
         # CLAIM_WORKLIFE is the startd's (its slot ad carries it): a claim older than that
-        # takes no more jobs, as HTCondor's shadow learns from DEACTIVATE_CLAIM's reply
-        # (JOB_EXITED_AND_CLAIM_CLOSING); the startd would refuse the activation anyway.
+        # takes no more jobs, and the startd shuts it down as its job exits -- HTCondor's
+        # shadow learns so from DEACTIVATE_CLAIM's reply and exits with
+        # JOB_EXITED_AND_CLAIM_CLOSING, and its schedd sends no RELEASE_CLAIM.
         worklife = claim.slot_ad.evaluate("CLAIM_WORKLIFE")
-        expired = type(worklife) is int and 0 <= worklife < now - claim.created
-        if not claim.closing and not expired:
+        if type(worklife) is int and 0 <= worklife < now - claim.created:
+            self._closed_by_startd(claim)
+            return
+        if not claim.closing:
             ctx = EvalContext(now=now)
             for job in self._idle_by_priority():
                 if q.status(job) != JobStatus.IDLE or job in q.has_shadow \

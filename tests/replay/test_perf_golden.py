@@ -6,7 +6,9 @@ one periodic timer as HTCondor's (only ALIVE messages and their OK replies chang
 times and counts; every other message and every job's events are as before), and again
 when the schedd's collector updates became HTCondor's timeout() (only UPDATE_SCHEDD_AD and
 UPDATE_SUBMITTOR_AD changed, and are now compared too; every other message and every job's
-events are as before).
+events are as before), and once more when the schedd stopped sending RELEASE_CLAIM for a
+claim the startd closes itself (CLAIM_WORKLIFE: 55 RELEASE_CLAIMs and their FAILED replies
+gone; nothing else changed).
 
 ``python -m tests.replay.test_perf_golden --write`` records the golden again (only when a
 change of behaviour is intended, and said so in the commit).
