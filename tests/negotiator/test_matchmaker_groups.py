@@ -49,14 +49,18 @@ slot_choices = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 1), st.integ
                         min_size=1, max_size=25)
 
 
+def _job(requirements: str, rank: str, prio: int) -> ClassAd:
+    return ClassAd.parse(f'[ MyType = "Job"; Owner = "alice"; JobPrio = {prio}; '
+                         f'Requirements = {requirements}; Rank = {rank} ]')
+
+
 @settings(max_examples=60, deadline=None)
 @given(slot_choices, st.sampled_from(["TARGET.Memory >= 1024", "true", "Memory > 600"]),
        st.sampled_from(["TARGET.KFlops", "0", "-TARGET.Memory"]), st.integers(0, 5))
 def test_grouped_candidates_are_those_of_each_slot_alone(
         choices: list[tuple[int, int, int, int, int, int]], requirements: str, rank: str,
         prio: int) -> None:
-    job = ClassAd.parse(f'[ MyType = "Job"; Owner = "alice"; JobPrio = {prio}; '
-                        f'Requirements = {requirements}; Rank = {rank} ]')
+    job = _job(requirements, rank, prio)
     slots = _slots(choices)
     assert _candidates(slots, job, grouped=True) == _candidates(slots, job, grouped=False)
 
@@ -152,8 +156,7 @@ def _plain_judge(mm: Matchmaker, slot: ClassAd, job: ClassAd) -> object:
 def test_the_state_asked_first_judges_as_the_match_first(
         choices: list[tuple[int, int, int, int, int, int]], requirements: str, rank: str,
         prio: int) -> None:
-    job = ClassAd.parse(f'[ MyType = "Job"; Owner = "alice"; JobPrio = {prio}; '
-                        f'Requirements = {requirements}; Rank = {rank} ]')
+    job = _job(requirements, rank, prio)
     prios = {"bob@x": 900.0, "carol@x": 100.0}
     mm = Matchmaker(_slots(choices), POLICY, NOW, lambda user: prios.get(user, 500.0))
     for slot in mm.slots.values():
