@@ -58,6 +58,7 @@ from .clock import VirtualClock
 from .coordinator import Action, Advance, Coordinator, Finished, Run
 from .network import Network, parse_sinful, sinful
 from .participant import Participant
+from .sched import restore, set_batch
 
 HELLO, RUN, REPORT, HOLD, FINISH = range(5)
 
@@ -196,6 +197,7 @@ class CoordinatorHost:
         """
         host = getattr(network, "host", "127.0.0.1")
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        policy = set_batch()  # the host's process is one of the pool's (runtime/sched.py)
         try:
             listener.bind((host, 0))
             listener.listen(128)
@@ -223,6 +225,7 @@ class CoordinatorHost:
             self.local.on_hold = None
             trio.lowlevel.notify_closing(listener)
             listener.close()
+            restore(policy)
 
     async def _serve_link(self, link: _Link) -> None:
         name: str | None = None

@@ -36,6 +36,7 @@ from .daemon import Daemon, DaemonContext, seeded_rng
 from .logs import daemon_logger
 from .network import Endpoint, TcpNetwork
 from .participant import Participant
+from .sched import policy_name, set_batch
 from .trace import Tracer
 
 #: Python's cyclic garbage collector in a daemon: a young collection after 50,000 net
@@ -128,7 +129,8 @@ def daemon_main(
                     nursery.cancel_scope, security.key,
                 )
             address = await nursery.start(_run_then_stop, daemon, ctx, nursery.cancel_scope)
-            log.info("daemon_started", address=address, pid=os.getpid())
+            log.info("daemon_started", address=address, pid=os.getpid(),
+                     scheduling=policy_name())
             # The master reads this first line to learn where the daemon listens.
             print(address, flush=True)
             if args.address_file:
@@ -137,6 +139,8 @@ def daemon_main(
                 tmp.replace(args.address_file)
 
     settle_heap()
+    if isinstance(clock, VirtualClock):
+        set_batch()  # a batch process on virtual time (runtime/sched.py)
     try:
         trio.run(main, clock=clock)
     except KeyboardInterrupt:

@@ -48,6 +48,10 @@ def test_up_status_restart_after_a_crash_and_down_leaving_nothing(tmp_path: Path
         # The command line names the daemon, so `ps` shows which is which.
         cmdline = Path(f"/proc/{collector_pid}/cmdline").read_bytes().split(b"\0")
         assert b"daemons.collector" in cmdline
+        # On the wall clock a daemon keeps the default scheduling (runtime/sched.py).
+        own = [json.loads(line) for line in (home / "log" / "CollectorLog.json").read_text()
+               .splitlines() if '"daemon_started"' in line]
+        assert own[0]["scheduling"] in ("other", "unknown")
 
         os.kill(collector_pid, 9)
         wait_for(lambda: len(_started(home)) == 2, "the master to restart the collector")
