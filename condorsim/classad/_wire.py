@@ -50,7 +50,8 @@ import functools
 import math
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
-from operator import itemgetter
+from itertools import compress
+from operator import eq, itemgetter, not_
 from typing import Any, Final, NamedTuple
 
 import msgpack
@@ -490,13 +491,24 @@ class _Named(NamedTuple):
     wire: dict[str, Any]
     attrs: dict[str, ExprTree]
     names: dict[str, str]
-    types: list[type]
-    special: list[int]  # the positions of its floats and lists
+    types: tuple[type, ...]
+    special: tuple[int, ...]  # the positions of its floats and lists
+
+
+_SPECIAL: dict[tuple[type, ...], tuple[int, ...]] = {}
+"""The positions of the floats and lists of a map whose values have these types (a startd's
+slot ads share a few such tuples); bounded."""
+_SPECIAL_MAX: Final = 4096
 
 
 def _named(wire: dict[str, Any], ad: ClassAd) -> _Named:
-    types = list(map(type, wire.values()))
-    special = [i for i, t in enumerate(types) if t is float or t is list]
+    types = tuple(map(type, wire.values()))
+    special = _SPECIAL.get(types)
+    if special is None:
+        if len(_SPECIAL) >= _SPECIAL_MAX:
+            _SPECIAL.clear()
+        special = _SPECIAL[types] = tuple(
+            i for i, t in enumerate(types) if t is float or t is list)
     return _Named(wire, dict(ad._attrs), dict(ad._names), types, special)
 
 
@@ -509,7 +521,7 @@ def _same_map(new: dict[str, Any], old: _Named) -> bool:
     wire = old.wire
     if new is wire:
         return True
-    if new != wire or list(new) != list(wire) or list(map(type, new.values())) != old.types:
+    if new != wire or list(new) != list(wire) or tuple(map(type, new.values())) != old.types:
         return False
     if old.special:
         values, before = list(new.values()), list(wire.values())
@@ -527,7 +539,47 @@ def _changed(new: dict[str, Any], old: _Named) -> ClassAd | None:
     """The ad of ``new``, a map with the names of ``old``'s in the same order (a slot ad
     updated: a few values changed): a value the same as before (by the test of
     :func:`_same_map`) keeps its tree, the others are decoded and checked. None when a
-    value does not decode (:func:`ad_from_wire` then says why)."""
+    value does not decode (:func:`ad_from_wire` then says why).
+
+    With every value of the type it had, the values that changed are found by comparing
+    the two maps' values in C (``map(operator.eq, ...)``), a float or list among the equal
+    ones looked at as :func:`_same_map` does; the ad is the old one's trees with those few
+    decoded anew. Otherwise each value is looked at in turn (:func:`_changed_each`)."""
+    values = list(new.values())
+    if tuple(map(type, values)) != old.types:
+        return _changed_each(new, old)
+    before = list(old.wire.values())
+    equal = list(map(eq, values, before))
+    for i in old.special:
+        if equal[i]:
+            a, b = values[i], before[i]
+            if type(a) is float:
+                equal[i] = a != 0.0 or math.copysign(1.0, a) == math.copysign(1.0, b)
+            else:
+                equal[i] = msgpack.packb(a) == msgpack.packb(b)
+    attrs = dict(old.attrs)
+    changed = list(compress(range(len(equal)), map(not_, equal)))
+    if changed:
+        keys, names = list(old.attrs), list(new)
+        literal = _literal
+        try:
+            for i in changed:
+                value = values[i]
+                t = type(value)
+                if (t is str and len(value) <= CACHE_MAX_TEXT and "\0" not in value) or \
+                        t is bool or (t is int and INT_MIN <= value <= INT_MAX):
+                    attrs[keys[i]] = literal(value)
+                else:
+                    attrs[keys[i]] = _decode(value, names[i], 0)
+        except (ClassAdWireError, RecursionError):
+            return None
+    ad = ClassAd()
+    ad._attrs, ad._names = attrs, dict(old.names)
+    return ad
+
+
+def _changed_each(new: dict[str, Any], old: _Named) -> ClassAd | None:
+    """:func:`_changed`, value by value (some value's type is not what it was)."""
     attrs: dict[str, ExprTree] = {}
     literal = _literal
     try:

@@ -266,6 +266,8 @@ def decode(payload: bytes) -> Message:
 FAST_MAX_BYTES: Final = 20_000
 """The largest payload msgspec decodes (see above: no limit of UNPACK_LIMITS can be passed)."""
 
+_STR_ONLY: Final = {str}
+
 _TIMESTAMP_MARKS: Final = (b"\xd6\xff", b"\xd7\xff", b"\xc7\x0c\xff")
 
 
@@ -286,12 +288,7 @@ def _unpack(payload: bytes) -> Any:
         except Exception:  # msgspec's refusal, or its recursion limit: msgpack's answer
             pass
         else:
-            if type(obj) is not dict:
-                return obj
-            for key in obj:
-                if type(key) is not str:
-                    break
-            else:
+            if type(obj) is not dict or not obj or set(map(type, obj)) == _STR_ONLY:
                 return obj
     return msgpack.unpackb(payload, raw=False, strict_map_key=True, **UNPACK_LIMITS)
 
