@@ -35,6 +35,18 @@ literals = st.recursive(
 )
 
 
+msgpack_leaves = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.floats()
+    | st.text(max_size=12)
+    | st.binary(max_size=12)
+    | st.builds(msgpack.ExtType, st.integers(0, 127), st.binary(max_size=8))
+)
+"""Any msgpack scalar, extension types included (the fuzz tests' leaves)."""
+
+
 @st.composite
 def classads(draw: st.DrawFn) -> ClassAd:
     names = draw(st.lists(attr_names, max_size=8, unique_by=str.lower))

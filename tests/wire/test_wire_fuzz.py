@@ -6,7 +6,7 @@ from typing import Any
 
 import _sample_messages  # noqa: F401  (registers the TEST_* messages: every field type)
 import msgpack
-from _strategies import messages_of
+from _strategies import messages_of, msgpack_leaves
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,13 +43,7 @@ def test_random_bytes(payload: bytes) -> None:
 
 # Any msgpack value, extension types and odd map keys included.
 msgpack_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
-    | st.floats()
-    | st.text(max_size=12)
-    | st.binary(max_size=12)
-    | st.builds(msgpack.ExtType, st.integers(0, 127), st.binary(max_size=8)),
+    msgpack_leaves,
     lambda inner: (
         st.lists(inner, max_size=4)
         | st.dictionaries(st.text(max_size=8) | st.binary(max_size=4), inner, max_size=4)
