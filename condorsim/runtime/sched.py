@@ -8,8 +8,8 @@ one chain take turns at a core, each with the other's caches. A batch process
 (SCHED_BATCH, ``sched(7)``) is not preempted by a wake-up: the sender finishes and blocks,
 and its peer runs on the other core or right after it. Nothing a daemon does changes, only
 when the kernel runs it. Measured (docs/performance.md, "the ninth session"): the bench
-day in 0.96 of the wall time with every process of the pool a batch one, 0.98 with the
-daemons only.
+day in 0.96 of the wall time with every process of the pool a batch one; with the daemons
+only, and not the coordinator's process (woken by every report), about none of that.
 
 Any user may choose SCHED_BATCH and go back to SCHED_OTHER (no privilege is needed). Where
 the platform has no such policy (not Linux) nothing is done. A pool on the wall clock is
