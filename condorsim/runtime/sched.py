@@ -13,12 +13,19 @@ only, and not the coordinator's process (woken by every report), about none of t
 
 Any user may choose SCHED_BATCH and go back to SCHED_OTHER (no privilege is needed). Where
 the platform has no such policy (not Linux) nothing is done. A pool on the wall clock is
-left alone: its daemons wait on real time, and a human may be waiting on them.
+left alone: its daemons wait on real time, and a human may be waiting on them. The zygote
+(runtime/zygote.py), which a virtual-time pool's master may start from the coordinator's
+batch thread and which outlives that pool, takes back the policy its process had
+(:data:`ORIGINAL`, handed over in :data:`SCHED_ENV`), so that the daemons it forks for a
+later pool on the wall clock keep it too.
 """
 
 from __future__ import annotations
 
 import os
+
+SCHED_ENV = "CONDORSIM_SCHED_POLICY"
+"""The policy a zygote takes as it starts: its starting process's :data:`ORIGINAL`."""
 
 
 def set_batch() -> int | None:
@@ -65,3 +72,25 @@ def restore(previous: int | None) -> None:
     except OSError:
         pass
 
+
+def _current() -> int | None:
+    getter = getattr(os, "sched_getscheduler", None)
+    if getter is None:
+        return None
+    try:
+        policy: int = getter(0)
+    except OSError:
+        return None
+    return policy
+
+
+ORIGINAL: int | None = _current()
+"""The policy of the thread that first imported this module: the process's own, before any
+:func:`set_batch` of ours (None where it cannot be asked)."""
+
+
+def restore_from_env() -> None:
+    """A zygote's first step: the policy :data:`SCHED_ENV` names, if any (runtime/zygote.py)."""
+    text = os.environ.get(SCHED_ENV, "")
+    if text.lstrip("-").isdigit():
+        restore(int(text))

@@ -50,6 +50,8 @@ import sys
 import threading
 from typing import Any
 
+from condorsim.runtime.sched import ORIGINAL, SCHED_ENV, restore_from_env
+
 SPAWN_KNOB = "SIM_DAEMON_SPAWN"  # fork (default) or exec
 # A zygote shared by every process that inherits this variable (the test session's): the
 # path of its listening socket, in a directory only its owner can enter.
@@ -166,6 +168,8 @@ class Zygote:
         try:
             # The last argument is room for a daemon's command line (written over it in
             # each child, so `ps` shows what the exec path would have shown).
+            if ORIGINAL is not None:  # not the batch policy of a coordinator's thread
+                env = {**env, SCHED_ENV: str(ORIGINAL)}
             self.process = subprocess.Popen(
                 [python, "-m", "condorsim.runtime.zygote", ",".join(map(str, fds)),
                  *modules, " " * 2048],
@@ -577,6 +581,7 @@ _ZYGOTE_CWD = ""
 
 def main() -> None:
     global _ZYGOTE_CWD
+    restore_from_env()  # the starting process's policy, whatever thread started us
     _ZYGOTE_CWD = os.getcwd()
     fds = [int(fd) for fd in sys.argv[1].split(",")]
     control = socket.socket(fileno=fds[0])

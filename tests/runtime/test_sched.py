@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -67,18 +69,52 @@ def test_daemons_on_virtual_time_are_batch_and_the_replay_gets_its_policy_back(
 
 @linux
 def test_set_batch_then_restore_in_a_thread_of_its_own() -> None:
+    before = (os.sched_getscheduler(0), sched.policy_name())  # whatever pytest runs under
     seen: list[object] = []
 
     def body() -> None:
         previous = sched.set_batch()
         seen.append((previous, sched.policy_name()))
         sched.restore(previous)
-        seen.append(sched.policy_name())
+        seen.append((os.sched_getscheduler(0), sched.policy_name()))
 
     t = threading.Thread(target=body)
     t.start()
     t.join()
-    assert seen == [(os.SCHED_OTHER, "batch"), "other"]
+    assert seen == [(before[0], "batch"), before]
+
+
+@linux
+def test_a_zygote_started_from_a_batch_thread_takes_the_process_policy_back(
+        tmp_path: Path) -> None:
+    """A virtual-time pool's master may start the zygote from the coordinator's batch
+    thread; the zygote outlives that pool and forks a later wall-clock pool's daemons."""
+    from condorsim.runtime.zygote import Zygote
+
+    if sched.ORIGINAL == os.SCHED_BATCH:
+        pytest.skip("pytest itself runs as a batch process: nothing to tell apart")
+    started: list[Zygote] = []
+
+    def start() -> None:
+        previous = sched.set_batch()
+        try:
+            started.append(Zygote(sys.executable, dict(os.environ), str(tmp_path), []))
+        finally:
+            sched.restore(previous)
+
+    t = threading.Thread(target=start)
+    t.start()
+    t.join()
+    zygote = started[0]
+    try:
+        assert zygote.process is not None
+        pid = zygote.process.pid
+        deadline = time.monotonic() + 30  # a condition polled, with a deadline
+        while os.sched_getscheduler(pid) != sched.ORIGINAL and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert os.sched_getscheduler(pid) == sched.ORIGINAL != os.SCHED_BATCH
+    finally:
+        zygote.close()
 
 
 def test_nothing_is_done_where_the_platform_has_no_batch_policy(
